@@ -1,0 +1,26 @@
+# The front door: `make test` runs every test, `make demo` runs the demo experiment.
+# Both run the set-up first (system packages, .venv, the project).
+
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup test test-quick lint demo clean
+
+setup:
+	./setup.sh
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+test: setup lint
+	$(BIN)/pytest -q
+
+test-quick: setup
+	$(BIN)/pytest -q -m "not slow" -x
+
+demo: setup
+	$(BIN)/ina demo
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""The ``ina`` command line: one entry point with a subcommand per verb."""

@@ -1,0 +1,3 @@
+from ina.cli import main
+
+raise SystemExit(main())

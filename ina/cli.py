@@ -1,0 +1,110 @@
+"""``ina``: the project's command line, one function per verb."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def parse_defines(items: Sequence[str]) -> dict[str, str | None]:
+    """``-D NAME`` / ``-D NAME=VALUE`` as cpp takes them."""
+    defines: dict[str, str | None] = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        defines[name] = value if eq else None
+    return defines
+
+
+def add_compile_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="add DIR to the #include search path")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                   help="define a preprocessor macro")
+
+
+def cmd_p4c(args: argparse.Namespace) -> int:
+    """Compile a P4_16 program; optionally write its P4Info and the compiled artifact."""
+    from switch.frontend import CompileError, compile_file
+
+    try:
+        program = compile_file(args.program, args.include_dirs, parse_defines(args.defines))
+    except CompileError as e:
+        print(e, file=sys.stderr)
+        return 1
+    for warning in program.warnings:
+        print(warning.format(), file=sys.stderr)  # type: ignore[attr-defined]
+    if args.p4runtime_files:
+        from switch.frontend.p4info import p4info_text
+
+        _write(args.p4runtime_files, p4info_text(program))
+    if args.output:
+        from switch.frontend.artifact import dump_artifact
+
+        _write(args.output, dump_artifact(program))
+    return 0
+
+
+def _write(path: str, text: str) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Benchmarks that print figures."""
+    if args.what == "engine":
+        from ina.bench_engine import bench_engine
+
+        if not args.program:
+            print("ina bench engine: a P4 program is required", file=sys.stderr)
+            return 2
+        return bench_engine(args.program, args.packet, args.count, args.include_dirs,
+                            parse_defines(args.defines)) or 0
+    print(f"ina bench: unknown benchmark {args.what!r}", file=sys.stderr)
+    return 2
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The main demo job."""
+    from ina.demo import run_demo
+
+    return run_demo()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ina", description="In-network aggregation emulator")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    p = verbs.add_parser("p4c", help="compile a P4_16 v1model program (like p4c-bm2-ss)")
+    p.add_argument("program", help="the P4_16 source file")
+    add_compile_options(p)
+    p.add_argument("--p4runtime-files", metavar="OUT.txtpb",
+                   help="write the P4Info in protobuf text format")
+    p.add_argument("-o", dest="output", metavar="OUT", help="write the compiled program")
+    p.set_defaults(func=cmd_p4c)
+
+    from switch.stf.cli import add_stf_parser
+
+    add_stf_parser(verbs)
+
+    p = verbs.add_parser("bench", help="benchmarks (print figures)")
+    p.add_argument("what", choices=["engine"], help="what to measure")
+    p.add_argument("program", nargs="?", help="the P4_16 program")
+    add_compile_options(p)
+    p.add_argument("--packet", metavar="HEX", help="the packet to inject (hex)")
+    p.add_argument("--count", type=int, default=20000, help="packets to inject")
+    p.set_defaults(func=cmd_bench)
+
+    p = verbs.add_parser("demo", help="run the demo experiment on the built-in switch")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Prepare this machine for the project: system packages, the .venv virtualenv, and the
+# project installed into it. Idempotent: a second run with nothing changed is quick.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+APT_PACKAGES=(python3 python3-venv python3-dev mininet iproute2 iputils-ping ethtool tcpdump make)
+VENV=.venv
+
+need_root() {
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "setup.sh: installing system packages needs root (run as root or with sudo)" >&2
+        exit 1
+    fi
+}
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$pkg")
+    fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    need_root
+    echo "setup.sh: installing system packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "setup.sh: creating $VENV"
+    /usr/bin/python3 -m venv --system-site-packages "$VENV"
+fi
+
+stamp="$VENV/.ina-installed"
+want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "setup.sh: installing the project into $VENV"
+    "$VENV/bin/pip" install -q --disable-pip-version-check -e '.[dev]'
+    echo "$want" > "$stamp"
+fi

@@ -1,0 +1,94 @@
+"""Compiler diagnostics printed the way p4c prints them.
+
+    prog.p4(12): error: foo: declaration not found
+        x = foo;
+            ^^^
+
+Passes report through a ``Diagnostics`` collector and call ``check()`` at the end of a
+pass; ``CompileError`` carries every diagnostic collected so far.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from switch.frontend.ast import Pos
+
+
+class SourceMap(Protocol):
+    """What diagnostics need from the preprocessor's output."""
+
+    def origin(self, line: int) -> object: ...  # has .file and .line
+
+    def source_line(self, line: int) -> str: ...
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str  # "error" or "warning"
+    message: str
+    file: str
+    line: int  # line in ``file`` (0 when unknown)
+    col: int  # 1-based column, 0 when unknown
+    source_line: str = ""
+    length: int = 1
+
+    def format(self) -> str:
+        where = f"{self.file}({self.line})" if self.line else self.file
+        text = f"{where}: {self.severity}: {self.message}"
+        if self.source_line and self.col:
+            caret = " " * (self.col - 1) + "^" * max(1, self.length)
+            text += f"\n{self.source_line.rstrip()}\n{caret}"
+        return text
+
+
+class CompileError(Exception):
+    """Raised when a program has errors; ``str()`` is the full p4c-style report."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(d.format() for d in diagnostics))
+
+
+class Diagnostics:
+    """Collects diagnostics for one compilation, mapping positions through the source
+    map. ``error`` never raises; ``check`` raises CompileError if any error was seen."""
+
+    def __init__(self, source: SourceMap | None = None, filename: str = "<input>"):
+        self.source = source
+        self.filename = filename
+        self.items: list[Diagnostic] = []
+
+    def _make(self, severity: str, pos: Pos | None, message: str, length: int) -> Diagnostic:
+        if pos is None or pos.line == 0:
+            return Diagnostic(severity, message, self.filename, 0, 0)
+        if self.source is None:
+            return Diagnostic(severity, message, self.filename, pos.line, pos.col, "", length)
+        origin = self.source.origin(pos.line)
+        return Diagnostic(
+            severity,
+            message,
+            getattr(origin, "file", self.filename),
+            getattr(origin, "line", pos.line),
+            pos.col,
+            self.source.source_line(pos.line),
+            length,
+        )
+
+    def error(self, pos: Pos | None, message: str, length: int = 1) -> None:
+        self.items.append(self._make("error", pos, message, length))
+
+    def unsupported(self, pos: Pos | None, what: str, length: int = 1) -> None:
+        self.error(pos, f"unsupported: {what}", length)
+
+    def warning(self, pos: Pos | None, message: str, length: int = 1) -> None:
+        self.items.append(self._make("warning", pos, message, length))
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "error"]
+
+    def check(self) -> None:
+        if self.errors:
+            raise CompileError(self.items)
