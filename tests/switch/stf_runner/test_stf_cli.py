@@ -1,0 +1,112 @@
+"""``ina stf`` and ``run_stf`` end to end: the real front end and switch on the runner's
+own fixtures (skipped while the switch cannot run them)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from switch.stf import run_stf
+from switch.stf.cli import add_stf_parser
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FWD = FIXTURES / "fwd.p4"
+
+
+def stf_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="ina")
+    add_stf_parser(parser.add_subparsers(dest="verb", required=True))
+    args = parser.parse_args(["stf", *argv])
+    return int(args.func(args))
+
+
+def test_options_are_parsed() -> None:
+    parser = argparse.ArgumentParser(prog="ina")
+    add_stf_parser(parser.add_subparsers(dest="verb", required=True))
+    args = parser.parse_args(["stf", "p.p4", "t.stf", "-I", "a", "-I", "b", "-D", "X=1",
+                              "-D", "Y", "-v", "--strict-ports"])
+    assert (args.program, args.stf) == ("p.p4", "t.stf")
+    assert args.include_dirs == ["a", "b"]
+    assert args.defines == ["X=1", "Y"]
+    assert args.verbose and args.strict_ports
+
+
+def test_compile_error_exits_1_with_diagnostics_on_stderr(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = stf_main([str(tmp_path / "missing.p4"), str(FIXTURES / "pass.stf")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "missing.p4: error:" in err
+    assert out == ""
+
+
+def test_run_stf_reports_compile_errors(tmp_path: Path) -> None:
+    result = run_stf(tmp_path / "missing.p4", FIXTURES / "pass.stf")
+    assert not result.passed
+    assert result.stage == "compile"
+    assert "missing.p4: error:" in result.report
+
+
+def _switch_ready() -> bool:
+    try:
+        from switch.frontend import compile_file
+        from switch.v1model import V1Switch
+
+        V1Switch(compile_file(FWD), seed=0)
+    except Exception:
+        return False
+    return True
+
+
+needs_switch = pytest.mark.skipif(not _switch_ready(),
+                                  reason="the front end or V1Switch cannot run fwd.p4 yet")
+
+
+@needs_switch
+def test_passing_test(capsys: pytest.CaptureFixture[str]) -> None:
+    assert stf_main([str(FWD), str(FIXTURES / "pass.stf")]) == 0
+    out, _ = capsys.readouterr()
+    assert out.strip().endswith("pass.stf: 5 packet(s) in, 5 out")
+
+
+@needs_switch
+def test_passing_test_through_run_stf() -> None:
+    result = run_stf(FWD, FIXTURES / "pass.stf")
+    assert result.passed, result.report
+    assert (result.packets_in, result.packets_out) == (5, 5)
+
+
+@needs_switch
+def test_failing_test_reports_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    assert stf_main([str(FWD), str(FIXTURES / "fail.stf")]) == 1
+    out, _ = capsys.readouterr()
+    stf = FIXTURES / "fail.stf"
+    assert f"{stf}(3): error: port 2: packet #1 (from the packet at line 2) differs" in out
+    assert f"{stf}(4): error: register_read MyIngress.seen[1]: expected 0x13" in out
+    assert "FAIL" in out
+
+
+@needs_switch
+def test_stf_syntax_errors_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert stf_main([str(FWD), str(FIXTURES / "bad_syntax.stf")]) == 1
+    _, err = capsys.readouterr()
+    assert f"{FIXTURES / 'bad_syntax.stf'}(3): error: unknown command 'frobnicate'" in err
+    result = run_stf(FWD, FIXTURES / "bad_syntax.stf")
+    assert (result.passed, result.stage) == (False, "stf")
+
+
+@needs_switch
+def test_bad_entry_stops_with_its_line() -> None:
+    result = run_stf(FWD, FIXTURES / "bad_entry.stf")
+    assert not result.passed
+    assert f"{FIXTURES / 'bad_entry.stf'}(2): error: add: no key named 'hdr.h.zz'" \
+        in result.report
+
+
+@needs_switch
+def test_verbose_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    assert stf_main([str(FWD), str(FIXTURES / "pass.stf"), "-v"]) == 0
+    out, _ = capsys.readouterr()
+    assert "-> port 2: 01120 2A2".replace(" ", "") in out.replace(" ", "")
