@@ -64,7 +64,7 @@ class Optional:
     value: int | None
 
 
-MatchValue = Union[Exact, Lpm, Ternary, Range, Optional]
+MatchValue = Union[Exact, Lpm, Ternary, Range, Optional]  # noqa: UP007
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,8 @@ def compile_file(
     except PreprocessError as e:
         raise _as_compile_error(e) from None
     except OSError as e:
-        raise CompileError([Diagnostic("error", f"cannot read: {e.strerror}", str(path), 0, 0)]) from None
+        diagnostic = Diagnostic("error", f"cannot read: {e.strerror}", str(path), 0, 0)
+        raise CompileError([diagnostic]) from None
     return compile_preprocessed(source, str(path))
 
 
@@ -39,7 +40,8 @@ def compile_text(
     from switch.frontend.preprocess import PreprocessError, preprocess_text
 
     try:
-        source = preprocess_text(text, filename, [Path(d) for d in include_dirs], dict(defines or {}))
+        dirs = [Path(d) for d in include_dirs]
+        source = preprocess_text(text, filename, dirs, dict(defines or {}))
     except PreprocessError as e:
         raise _as_compile_error(e) from None
     return compile_preprocessed(source, filename)

@@ -12,7 +12,6 @@ to (file, line) for diagnostics and traces.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from switch.frontend import types as T
 
@@ -357,15 +356,15 @@ class CallExternFunction(CallTarget):
     function: ExternFunctionDecl
 
 
-CallTarget_ = Union[
-    CallAction,
-    CallFunction,
-    CallTableApply,
-    CallSubApply,
-    CallBuiltin,
-    CallExternMethod,
-    CallExternFunction,
-]
+CallTarget_ = (
+    CallAction
+    | CallFunction
+    | CallTableApply
+    | CallSubApply
+    | CallBuiltin
+    | CallExternMethod
+    | CallExternFunction
+)
 
 
 # ------------------------------------------------------------------------ statements
@@ -691,26 +690,26 @@ class ControlDecl(Declaration):
     body: Block
 
 
-TopLevel = Union[
-    HeaderDecl,
-    HeaderUnionDecl,
-    StructDecl,
-    EnumDecl,
-    ErrorDecl,
-    MatchKindDecl,
-    TypedefDecl,
-    ConstDecl,
-    ExternDecl,
-    ExternFunctionDecl,
-    FunctionDecl,
-    ActionDecl,
-    ParserTypeDecl,
-    ControlTypeDecl,
-    PackageDecl,
-    ParserDecl,
-    ControlDecl,
-    Instantiation,
-]
+TopLevel = (
+    HeaderDecl
+    | HeaderUnionDecl
+    | StructDecl
+    | EnumDecl
+    | ErrorDecl
+    | MatchKindDecl
+    | TypedefDecl
+    | ConstDecl
+    | ExternDecl
+    | ExternFunctionDecl
+    | FunctionDecl
+    | ActionDecl
+    | ParserTypeDecl
+    | ControlTypeDecl
+    | PackageDecl
+    | ParserDecl
+    | ControlDecl
+    | Instantiation
+)
 
 
 @dataclass(eq=False, slots=True)

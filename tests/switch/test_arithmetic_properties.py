@@ -22,9 +22,9 @@ P4_16 specification rules:
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -150,12 +150,16 @@ for W in (8, 16):
     op(f"add_s{W}", W, True, f"${A} + ${B}", lambda i, W=W, a=a, bb=bb: sint(a(i) + bb(i), W))
     op(f"sub_s{W}", W, True, f"${A} - ${B}", lambda i, W=W, a=a, bb=bb: sint(a(i) - bb(i), W))
     op(f"mul_s{W}", W, True, f"${A} * ${B}", lambda i, W=W, a=a, bb=bb: sint(a(i) * bb(i), W))
-    op(f"and_s{W}", W, True, f"${A} & ${B}", lambda i, W=W, a=a, bb=bb: sint(wrap(a(i), W) & wrap(bb(i), W), W))
-    op(f"or_s{W}", W, True, f"${A} | ${B}", lambda i, W=W, a=a, bb=bb: sint(wrap(a(i), W) | wrap(bb(i), W), W))
-    op(f"xor_s{W}", W, True, f"${A} ^ ${B}", lambda i, W=W, a=a, bb=bb: sint(wrap(a(i), W) ^ wrap(bb(i), W), W))
+    op(f"and_s{W}", W, True, f"${A} & ${B}",
+       lambda i, W=W, a=a, bb=bb: sint(wrap(a(i), W) & wrap(bb(i), W), W))
+    op(f"or_s{W}", W, True, f"${A} | ${B}",
+       lambda i, W=W, a=a, bb=bb: sint(wrap(a(i), W) | wrap(bb(i), W), W))
+    op(f"xor_s{W}", W, True, f"${A} ^ ${B}",
+       lambda i, W=W, a=a, bb=bb: sint(wrap(a(i), W) ^ wrap(bb(i), W), W))
     op(f"not_s{W}", W, True, f"~${A}", lambda i, a=a: ~a(i))
     op(f"neg_s{W}", W, True, f"-${A}", lambda i, W=W, a=a: sint(-a(i), W))
-    op(f"shl_s{W}", W, True, f"${A} << $sh", lambda i, W=W, a=a: sint(shl(wrap(a(i), W), i["sh"], W), W))
+    op(f"shl_s{W}", W, True, f"${A} << $sh",
+       lambda i, W=W, a=a: sint(shl(wrap(a(i), W), i["sh"], W), W))
     op(f"shr_s{W}", W, True, f"${A} >> $sh", lambda i, W=W, a=a: shr_s(a(i), i["sh"], W))
     op(f"lt_s{W}", 1, False, f"(bit<1>)(${A} < ${B})", lambda i, a=a, bb=bb: b(a(i) < bb(i)))
     op(f"le_s{W}", 1, False, f"(bit<1>)(${A} <= ${B})", lambda i, a=a, bb=bb: b(a(i) <= bb(i)))
@@ -435,7 +439,7 @@ def test_reference_semantics_sanity():
     assert wrap(0xF0 + 0x20, 8) == 0x10
     assert wrap(3 - 5, 8) == 0xFE
     assert sint(100 + 100, 8) == -56
-    assert sint(-(-128), 8) == -128
+    assert sint(0 - (-128), 8) == -128
     assert sat_u(200 + 100, 8) == 255 and sat_u(10 - 20, 8) == 0
     assert sat_s(100 + 100, 8) == 127 and sat_s(-100 - 100, 8) == -128
     assert shl(0x81, 1, 8) == 0x02 and shl(0x81, 8, 8) == 0

@@ -1,0 +1,342 @@
+"""Parsers: the state machine as one generated function, extraction, lookahead,
+advance, verify and select."""
+
+from __future__ import annotations
+
+from switch.engine.codegen_stmt import StmtMixin
+from switch.engine.layout import attr, is_signed, scalar_width, strip
+from switch.frontend import ast as A
+from switch.frontend import types as T
+
+MAX_PARSER_STEPS = 10000
+MAX_INLINE_DEPTH = 12
+
+
+class ParserMixin(StmtMixin):
+    def err(self, name: str, default: int) -> int:
+        return self.program.errors.get(name, default)
+
+    # ---------------------------------------------------------- packet_in
+
+    def packet_in_method(self, c: A.Call, t: A.CallExternMethod) -> str | None:
+        if self.kind != "parser":
+            raise self.unsupported(f"packet_in.{t.method} outside a parser", c)
+        m = t.method
+        args = self.args_of(c)
+        short = self.err("PacketTooShort", 1)
+        if m == "extract":
+            self.extract(args[0], args[1] if len(args) > 1 else None, c)  # type: ignore[arg-type]
+            return None
+        if m == "lookahead":
+            lt = None
+            if c.type_args and c.type_args[0].resolved is not None:
+                lt = strip(c.type_args[0].resolved)
+            elif c.type is not None:
+                lt = strip(c.type)
+            if lt is None:
+                raise self.unsupported("lookahead without a type", c)
+            if isinstance(lt, T.Header):
+                h = self.tmp("_lh")
+                self.em(f"{h} = {self.types.cls(lt)}()")
+                self.em(f"_extract_generic({h}, _d, _bo, {short})")
+                return h
+            if isinstance(lt, T.Struct):
+                return self._lookahead_struct(lt, short)
+            w = scalar_width(lt)
+            v = f"_lookahead(_d, _bo, {w}, {short})"
+            if isinstance(lt, T.Bool):
+                return f"({v} != 0)"
+            if is_signed(lt):
+                half = 1 << (w - 1)
+                return f"(({v} ^ {half}) - {half})"
+            return v
+        if m == "advance":
+            n = self.expr(args[0])  # type: ignore[arg-type]
+            t0 = self.tmp("_adv")
+            self.em(f"{t0} = {n}")
+            self.em(f"if _bo + {t0} > _n:")
+            self.em(f"    raise _ParserError({short}, _bo)")
+            self.em(f"_bo += {t0}")
+            return None
+        if m == "length":
+            return "_nb"
+        raise self.unsupported(f"packet_in.{m}", c)
+
+    def _lookahead_struct(self, t: T.Struct, short: int) -> str:
+        """A struct of fixed-width fields read from the packet without moving."""
+        leaves: list[tuple[str, T.Type]] = []
+
+        def walk(st: T.Type, path: str) -> None:
+            st = strip(st)
+            if isinstance(st, (T.Struct, T.Header)):
+                for f in st.fields:
+                    walk(f.type, f"{path}.{attr(f.name)}")
+            else:
+                leaves.append((path, st))
+
+        obj = self.tmp("_ls")
+        self.em(f"{obj} = {self.types.cls(t)}()")
+        walk(t, obj)
+        total = sum(scalar_width(lt) for _p, lt in leaves)
+        v = self.tmp("_lv")
+        self.em(f"{v} = _lookahead(_d, _bo, {total}, {short})")
+        pos = total
+        for path, lt in leaves:
+            w = scalar_width(lt)
+            pos -= w
+            x = f"({v} >> {pos}) & {(1 << w) - 1}"
+            if isinstance(lt, T.Bool):
+                x = f"({x}) != 0"
+            elif is_signed(lt):
+                x = f"((({x}) ^ {1 << (w - 1)}) - {1 << (w - 1)})"
+            self.em(f"{path} = {x}")
+        hdr_paths = set()
+
+        def valid(st: T.Type, path: str) -> None:
+            st = strip(st)
+            if isinstance(st, T.Header):
+                hdr_paths.add(path)
+            if isinstance(st, (T.Struct, T.Header)):
+                for f in st.fields:
+                    valid(f.type, f"{path}.{attr(f.name)}")
+
+        valid(t, obj)
+        for path in sorted(hdr_paths):
+            self.em(f"{path}.valid = True")
+        return obj
+
+    def extract(self, target: A.Expr, nbits: A.Expr | None, c: A.Call) -> None:
+        t = self.ty(target)
+        if not isinstance(t, T.Header):
+            raise self.unsupported(f"extract into a {t}", c)
+        short = self.err("PacketTooShort", 1)
+        h = self.tmp("_h")
+        self.em(f"{h} = {self.expr(target)}")
+        cls = self.types.cls(t)
+        if self.mod.trace:
+            self.em(f"_T('extract', {self.mod.stmt_id(c.pos)}, {t.name!r})")
+        if nbits is not None:
+            n = self.expr(nbits)
+            self.em(f"_bo = _extract_generic({h}, _d, _bo, {short}, {n}, "
+                    f"{self.err('HeaderTooShort', 4)})")
+        else:
+            nbytes = self.types.header_nbytes(cls)
+            if nbytes is None:
+                self.em(f"_bo = _extract_generic({h}, _d, _bo, {short})")
+            else:
+                self.em("if _bo & 7:")
+                self.em(f"    _bo = _extract_generic({h}, _d, _bo, {short})")
+                self.em("else:")
+                with self.em.indent():
+                    self.em("_p = _bo >> 3")
+                    self.em(f"if _p + {nbytes} > _nb:")
+                    self.em(f"    raise _ParserError({short}, _bo)")
+                    for ln in self.types.extract_lines(cls, h, "_d", "_p"):
+                        self.em(ln)
+                    self.em(f"_bo += {nbytes * 8}")
+        self._union_siblings_invalid(target)
+
+    def verify(self, c: A.Call) -> None:
+        if self.kind != "parser":
+            raise self.unsupported("verify outside a parser", c)
+        args = self.args_of(c)
+        cond = self.expr(args[0])  # type: ignore[arg-type]
+        code = self.expr(args[1])  # type: ignore[arg-type]
+        self.em(f"if not {cond}:")
+        self.em(f"    raise _ParserError({code}, _bo)")
+        return None
+
+    # ------------------------------------------------------------- states
+
+    def parser_body(self, decl: A.ParserDecl, ret: str) -> None:
+        """The state machine; ``ret`` is the Python expression returned on accept.
+
+        A state with a single incoming transition (in a parser without loops) is
+        compiled in place at that transition; the others are cases of a dispatch loop.
+        """
+        by_name = {s.name: s for s in decl.states}
+        if "start" not in by_name:
+            raise self.unsupported("parser without a start state", decl)
+        looping = _has_cycle(decl)
+        indeg: dict[str, int] = {}
+        for st in decl.states:
+            for t in _targets(st):
+                indeg[t] = indeg.get(t, 0) + 1
+        self._inline = set()
+        if not looping:
+            # states compiled in place nest one level deeper each: keep the nesting
+            # far from Python's indentation limit
+            depth = {"start": 0}
+            todo = ["start"]
+            while todo:
+                n = todo.pop()
+                for t in _targets(by_name[n]):
+                    if t not in by_name or t in depth:
+                        continue
+                    if indeg.get(t) == 1 and depth[n] < MAX_INLINE_DEPTH:
+                        self._inline.add(t)
+                        depth[t] = depth[n] + 1
+                    else:
+                        depth[t] = 0
+                    todo.append(t)
+        loop_states = [s for s in decl.states if s.name not in self._inline]
+        self._state_index = {s.name: i for i, s in enumerate(loop_states)}
+        self._by_name = by_name
+        self.em("_nb = len(_d)")
+        self.em("_n = _nb << 3")
+        for d in decl.locals:
+            self.local_decl(d)
+        reachable_loop = [s for s in loop_states if s.name == "start" or s.name in indeg]
+        if len(reachable_loop) == 1:
+            self._in_loop = False
+            self.state(by_name["start"], ret)
+            return
+        self._in_loop = True
+        self.em(f"_st = {self._state_index['start']}")
+        if looping:
+            self.em("_steps = 0")
+        self.em("while True:")
+        with self.em.indent():
+            if looping:
+                self.em("_steps += 1")
+                self.em(f"if _steps > {MAX_PARSER_STEPS}:")
+                self.em(f"    raise _ParserError({self.err('ParserTimeout', 5)}, _bo)")
+            for i, st in enumerate(reachable_loop):
+                self.em(f"{'if' if i == 0 else 'elif'} _st == {self._state_index[st.name]}:")
+                with self.em.indent():
+                    self.state(st, ret)
+
+    def goto(self, name: str, ret: str) -> None:
+        if name == "accept":
+            self.em(f"return {ret}")
+        elif name == "reject":
+            self.em(f"raise _ParserError({self.err('NoError', 0)}, _bo)")
+        elif name in self._inline:
+            self.state(self._by_name[name], ret)
+        elif name in self._state_index and self._in_loop:
+            self.em(f"_st = {self._state_index[name]}")
+            self.em("continue")
+        else:
+            raise self.unsupported(f"transition to unknown state {name}")
+
+    def state(self, st: A.ParserState, ret: str) -> None:
+        if self.mod.trace:
+            self.em(f"_T('state', {self.mod.stmt_id(st.pos)}, {st.name!r})")
+        with self.scope():
+            self.stmts(st.stmts)
+            tr = st.transition
+            if tr is None:
+                self.goto("reject", ret)
+            elif isinstance(tr, str):
+                self.goto(tr, ret)
+            else:
+                self.select(tr, ret)
+
+    def select(self, sel: A.Select, ret: str) -> None:
+        keys = []
+        for e in sel.exprs:
+            v = self.expr(e)
+            k = self.tmp("_k")
+            self.em(f"{k} = {v}")
+            keys.append((k, self.ty(e)))
+        first = True
+        for case in sel.cases:
+            cond = self.keyset(case.keyset, keys)
+            if cond == "True":
+                if first:
+                    self.goto(case.state, ret)
+                else:
+                    self.em("else:")
+                    with self.em.indent():
+                        self.goto(case.state, ret)
+                return
+            self.em(f"{'if' if first else 'elif'} {cond}:")
+            first = False
+            with self.em.indent():
+                self.goto(case.state, ret)
+        nomatch = f"raise _ParserError({self.err('NoMatch', 2)}, _bo)"
+        if first:
+            self.em(nomatch)
+        else:
+            self.em("else:")
+            self.em("    " + nomatch)
+
+    def keyset(self, ks: A.Expr, keys: list[tuple[str, T.Type]]) -> str:
+        if isinstance(ks, (A.DefaultExpr, A.DontCare)):
+            return "True"
+        vs = self._value_set(ks)
+        if vs is not None:
+            key = keys[0][0] if len(keys) == 1 else "(" + ", ".join(k for k, _t in keys) + ",)"
+            return f"{vs}.match({key})"
+        if len(keys) > 1:
+            elems = ks.elements if isinstance(ks, A.ListExpr) else None
+            if elems is None or len(elems) != len(keys):
+                raise self.unsupported("keyset does not match the select key", ks)
+            parts = [self.keyset(x, [k]) for x, k in zip(elems, keys, strict=True)]
+            parts = [p for p in parts if p != "True"]
+            return " and ".join(parts) if parts else "True"
+        if isinstance(ks, A.ListExpr) and len(ks.elements) == 1:
+            return self.keyset(ks.elements[0], keys)
+        k, kt = keys[0]
+        if isinstance(ks, A.Binary) and ks.op == "&&&":
+            v = self.expr(ks.left)
+            m = self.expr(ks.right)
+            if _is_const(v) and _is_const(m):
+                return f"({k} & {m}) == {int(v.strip('()'), 0) & int(m.strip('()'), 0)}"
+            return f"({k} & {m}) == ({v} & {m})"
+        if isinstance(ks, A.Binary) and ks.op == "..":
+            return f"{self.expr(ks.left)} <= {k} <= {self.expr(ks.right)}"
+        v = self.expr(ks)
+        return f"{k} == {v}"
+
+    def _value_set(self, ks: A.Expr) -> str | None:
+        if isinstance(ks, A.Name) and isinstance(ks.decl, A.ValueSetDecl):
+            fqn = self.instance_fqn(ks.decl)
+            vs = self.mod.value_sets.get(fqn or "")  # type: ignore[attr-defined]
+            if vs is None:
+                raise self.unsupported(f"value set {ks.name} has no instance", ks)
+            return self.mod.bind(vs, "vs_" + vs.name)
+        return None
+
+
+def _is_const(code: str) -> bool:
+    s = code.strip("()")
+    try:
+        int(s, 0)
+        return True
+    except ValueError:
+        return False
+
+
+def _targets(st: A.ParserState) -> list[str]:
+    tr = st.transition
+    if isinstance(tr, str):
+        return [tr]
+    if isinstance(tr, A.Select):
+        return [c.state for c in tr.cases]
+    return []
+
+
+def _has_cycle(decl: A.ParserDecl) -> bool:
+    succ: dict[str, set[str]] = {}
+    for s in decl.states:
+        tr = s.transition
+        if isinstance(tr, str):
+            succ[s.name] = {tr}
+        elif isinstance(tr, A.Select):
+            succ[s.name] = {c.state for c in tr.cases}
+        else:
+            succ[s.name] = set()
+    color: dict[str, int] = {}
+
+    def visit(n: str) -> bool:
+        color[n] = 1
+        for m in succ.get(n, ()):
+            if color.get(m) == 1:
+                return True
+            if m not in color and visit(m):
+                return True
+        color[n] = 2
+        return False
+
+    return any(visit(n) for n in list(succ) if n not in color)

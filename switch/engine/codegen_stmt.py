@@ -1,0 +1,543 @@
+"""Statements, calls, actions (inlined at each call site), table application and
+sub-block application."""
+
+from __future__ import annotations
+
+from switch.engine.codegen_expr import ExprMixin, Raw, is_aggregate
+from switch.engine.layout import attr, is_signed, scalar_width, strip
+from switch.frontend import ast as A
+from switch.frontend import types as T
+
+
+def contains_return(s: A.Stmt | None) -> bool:
+    if s is None:
+        return False
+    if isinstance(s, A.Return):
+        return True
+    if isinstance(s, A.Block):
+        return any(contains_return(x) for x in s.stmts)
+    if isinstance(s, A.If):
+        return contains_return(s.then) or contains_return(s.other)
+    if isinstance(s, A.Switch):
+        return any(contains_return(c.body) for c in s.cases)
+    return False
+
+
+def _arg_values(args: list[A.Argument]) -> list[A.Expr | None]:
+    return [a.value for a in args]
+
+
+class StmtMixin(ExprMixin):
+    # ------------------------------------------------------------- statements
+
+    def stmt(self, s: A.Stmt) -> None:
+        if self.mod.trace and not isinstance(s, (A.Block, A.Empty)):
+            sid = self.mod.stmt_id(s.pos)
+            self.em(f"_T('stmt', {sid}, None)")
+        m = getattr(self, "_s_" + type(s).__name__, None)
+        if m is None:
+            raise self.unsupported(f"statement {type(s).__name__}", s)
+        m(s)
+
+    def stmts(self, ss: list[A.Stmt]) -> None:
+        for s in ss:
+            self.stmt(s)
+
+    def _s_Block(self, s: A.Block) -> None:
+        with self.scope():
+            self.stmts(s.stmts)
+
+    def _s_Empty(self, s: A.Empty) -> None:
+        pass
+
+    def _s_Assign(self, s: A.Assign) -> None:
+        v = self.expr(s.value)
+        tt = self.ty(s.target)
+        if is_aggregate(tt):
+            self.assign(s.target, v)
+            return
+        vt = self.ty(s.value)
+        if isinstance(vt, T.InfInt) or (isinstance(vt, T.Bits) and isinstance(tt, T.Bits)
+                                          and (vt.width != tt.width or vt.signed != tt.signed)):
+            v = self.convert(v, vt, tt, s) if not isinstance(vt, T.InfInt) else self.wrap(v, tt)
+        self.assign(s.target, v)
+
+    def _s_CallStmt(self, s: A.CallStmt) -> None:
+        self.call(s.call)
+
+    def _s_If(self, s: A.If) -> None:
+        c = self.cond(s.cond)
+        self.em(f"if {c}:")
+        with self.em.indent():
+            self.stmt(s.then)
+        if s.other is not None and not isinstance(s.other, A.Empty):
+            self.em("else:")
+            with self.em.indent():
+                self.stmt(s.other)
+
+    def _s_Exit(self, s: A.Exit) -> None:
+        if self.mod.trace:
+            self.em(f"_T('exit', {self.mod.stmt_id(s.pos)}, None)")
+        self.em("raise _EXIT")
+
+    def _s_Return(self, s: A.Return) -> None:
+        if not self.return_stack:
+            raise self.unsupported("return here", s)
+        mode, outs = self.return_stack[-1]
+        if mode == "break":
+            self.em("break")
+            return
+        value = self.expr(s.value) if s.value is not None else None
+        parts = ([value] if value is not None else []) + ([outs] if outs else [])
+        if not parts:
+            self.em("return")
+        elif len(parts) == 1 and value is not None:
+            self.em(f"return {value}")
+        else:
+            self.em(f"return ({', '.join(parts)},)")
+
+    def _s_DeclStmt(self, s: A.DeclStmt) -> None:
+        self.local_decl(s.decl)
+
+    def local_decl(self, d: A.Declaration) -> None:
+        if isinstance(d, A.VarDecl):
+            t = strip(d.type_ref.resolved)  # type: ignore[arg-type]
+            if d.init is not None:
+                v = self.expr(d.init)
+                name = self.declare(d, d.name)
+                if is_aggregate(t):
+                    self.em(f"{name} = {self.types.default(t)}")
+                    self.em(f"{name}.assign({v})")
+                else:
+                    it = self.ty(d.init)
+                    if isinstance(it, T.InfInt):
+                        v = self.wrap(v, t)
+                    self.em(f"{name} = {v}")
+            else:
+                name = self.declare(d, d.name)
+                self.em(f"{name} = {self.types.default(t)}")
+        elif isinstance(d, A.ConstDecl):
+            v = self.expr(d.value)
+            name = self.declare(d, d.name)
+            self.em(f"{name} = {v}")
+        elif isinstance(d, (A.Instantiation, A.ActionDecl, A.TableDecl, A.ValueSetDecl)):
+            pass
+        else:
+            raise self.unsupported(f"local declaration {type(d).__name__}", d)
+
+    def _s_Switch(self, s: A.Switch) -> None:
+        e = s.expr
+        labels: dict[int, str] = {}
+        if (isinstance(e, A.Member) and e.name == "action_run" and isinstance(e.expr, A.Call)
+                and isinstance(e.expr.target, A.CallTableApply)):
+            _hit, v = self.table_apply(e.expr)
+            decl = e.expr.target.table
+            rt = self.runtime_table(decl)
+            for c in s.cases:
+                if isinstance(c.label, A.DefaultExpr):
+                    continue
+                ad = getattr(c.label, "decl", None)
+                idx = None
+                for ref in decl.actions:
+                    act = ref.action
+                    if act is ad and isinstance(act, A.ActionDecl):
+                        idx = rt.action_index.get(self.action_fqn(act))
+                if idx is None:
+                    raise self.unsupported("switch label that is not an action of the table", c)
+                labels[id(c)] = str(idx)
+        else:
+            v0 = self.expr(e)
+            v = self.tmp("_sw")
+            self.em(f"{v} = {v0}")
+            for c in s.cases:
+                if not isinstance(c.label, A.DefaultExpr):
+                    labels[id(c)] = self.expr(c.label)
+        first = True
+        pending: list[str] = []
+        default_body: A.Block | None = None
+        has_default = False
+        for c in s.cases:
+            if isinstance(c.label, A.DefaultExpr):
+                has_default = True
+                if c.body is None:
+                    continue
+                default_body = c.body
+                continue
+            pending.append(labels[id(c)])
+            if c.body is None:
+                continue
+            cond = " or ".join(f"{v} == {lab}" for lab in pending)
+            pending = []
+            self.em(f"{'if' if first else 'elif'} {cond}:")
+            first = False
+            with self.em.indent():
+                self.stmt(c.body)
+        if has_default and default_body is not None:
+            if first:
+                self.stmt(default_body)
+            else:
+                self.em("else:")
+                with self.em.indent():
+                    self.stmt(default_body)
+
+    # ------------------------------------------------------------------ calls
+
+    def _x_Call(self, e: A.Call) -> str:
+        v = self.call(e)
+        if v is None:
+            raise self.unsupported("a call without a value used in an expression", e)
+        return v
+
+    def call(self, c: A.Call) -> str | None:
+        t = c.target
+        if isinstance(t, A.CallAction):
+            self.inline_action(t.action, c.resolved_args or _arg_values(c.args), [],
+                               self.action_fqn(t.action), c)
+            return None
+        if isinstance(t, A.CallFunction):
+            return self.function_call(c, t.function)
+        if isinstance(t, A.CallTableApply):
+            hit, _a = self.table_apply(c)
+            return hit
+        if isinstance(t, A.CallSubApply):
+            self.sub_apply(c, t.instance)
+            return None
+        if isinstance(t, A.CallBuiltin):
+            return self.builtin(c, t)
+        if isinstance(t, A.CallExternMethod):
+            if t.extern in ("packet_in", "packet_out"):
+                return self.packet_method(c, t)
+            inst = None
+            d = getattr(t.receiver, "decl", None)
+            if isinstance(d, A.Instantiation):
+                fqn = self.instance_fqn(d)
+                inst = self.program.externs.get(fqn or "")
+            return self.hooks.extern_method(self, c, t, inst)  # type: ignore[arg-type]
+        if isinstance(t, A.CallExternFunction):
+            name = t.function.name
+            if name == "verify":
+                return self.verify(c)  # type: ignore[attr-defined]
+            if name == "static_assert":
+                return "True"
+            return self.hooks.extern_function(self, c, t.function)  # type: ignore[arg-type]
+        raise self.unsupported(f"call of {type(t).__name__}", c)
+
+    def args_of(self, c: A.Call) -> list[A.Expr | None]:
+        return list(c.resolved_args) if c.resolved_args else _arg_values(c.args)
+
+    def action_fqn(self, decl: A.ActionDecl) -> str:
+        fqn = self.instance_fqn(decl)
+        if fqn and fqn in self.program.actions:
+            return fqn
+        for f, ai in self.program.actions.items():
+            if ai.decl is decl:
+                return f
+        return decl.name
+
+    # -------------------------------------------------------------- actions
+
+    def inline_action(self, decl: A.ActionDecl, bound: list[A.Expr | None], cp: list[str],
+                      fqn: str, node: A.Node) -> None:
+        if self.mod.trace:
+            self.em(f"_T('action', {self.mod.stmt_id(node.pos)}, {fqn!r})")
+        with self.scope():
+            copy_out: list[tuple[A.Expr, str]] = []
+            ci = 0
+            for i, p in enumerate(decl.params):
+                pt = strip(p.type_ref.resolved)  # type: ignore[arg-type]
+                if i < len(bound):
+                    a = bound[i]
+                    if a is None:
+                        name = self.declare(p, p.name)
+                        self.em(f"{name} = {self.types.default(pt)}")
+                        continue
+                    if is_aggregate(pt):
+                        o = self.expr(a)
+                        if p.direction == "out":
+                            self.em(f"{o}.invalidate_all()")
+                        self.bind_name(p, o)
+                        continue
+                    if p.direction == "out":
+                        name = self.declare(p, p.name)
+                        self.em(f"{name} = {self.types.default(pt)}")
+                        copy_out.append((a, name))
+                        continue
+                    v = self.expr(a)
+                    at = self.ty(a)
+                    if isinstance(at, T.InfInt):
+                        v = self.wrap(v, pt)
+                    name = self.declare(p, p.name)
+                    self.em(f"{name} = {v}")
+                    if p.direction == "inout":
+                        copy_out.append((a, name))
+                else:
+                    if ci >= len(cp):
+                        raise self.unsupported(f"action {decl.name}: missing argument {p.name}",
+                                               node)
+                    name = self.declare(p, p.name)
+                    self.em(f"{name} = {cp[ci]}")
+                    ci += 1
+            if contains_return(decl.body):
+                self.em("while True:")
+                with self.em.indent():
+                    self.return_stack.append(("break", ""))
+                    try:
+                        self.stmt(decl.body)
+                    finally:
+                        self.return_stack.pop()
+                    self.em("break")
+            else:
+                self.stmt(decl.body)
+            for a, name in copy_out:
+                self.assign(a, name)
+
+    # ----------------------------------------------------------- functions
+
+    def function_call(self, c: A.Call, fn: A.FunctionDecl) -> str | None:
+        pyname = self.mod.function_names.get(id(fn))
+        if pyname is None:
+            pyname = self.mod.fresh(f"fn_{fn.name}_")
+            self.mod.function_names[id(fn)] = pyname
+            self.mod.pending_functions.append(fn)
+        args = self.args_of(c)
+        codes = []
+        outs: list[A.Expr] = []
+        for p, a in zip(fn.params, args, strict=False):
+            pt = strip(p.type_ref.resolved)  # type: ignore[arg-type]
+            if a is None:
+                codes.append(self.types.default(pt))
+                continue
+            if is_aggregate(pt):
+                codes.append(self.expr(a))
+                continue
+            if p.direction == "out":
+                outs.append(a)
+                continue
+            v = self.expr(a)
+            if isinstance(self.ty(a), T.InfInt):
+                v = self.wrap(v, pt)
+            codes.append(v)
+            if p.direction == "inout":
+                outs.append(a)
+        call = f"{pyname}({', '.join(codes)})"
+        rt = strip(fn.return_type.resolved) if fn.return_type.resolved else T.Void()
+        has_value = not isinstance(rt, T.Void)
+        if not outs:
+            if has_value:
+                r = self.tmp("_r")
+                self.em(f"{r} = {call}")
+                return r
+            self.em(call)
+            return None
+        r = self.tmp("_r")
+        self.em(f"{r} = {call}")
+        off = 1 if has_value else 0
+        for i, a in enumerate(outs):
+            self.assign(a, f"{r}[{i + off}]")
+        return f"{r}[0]" if has_value else None
+
+    # ---------------------------------------------------------- builtins
+
+    def builtin(self, c: A.Call, t: A.CallBuiltin) -> str | None:
+        m = t.method
+        rt = self.ty(t.receiver)
+        if m == "isValid":
+            return f"{self.expr(t.receiver)}.valid"
+        if m == "setValid":
+            h = self.tmp("_h")
+            self.em(f"{h} = {self.expr(t.receiver)}")
+            self.em(f"if not {h}.valid:")
+            self.em(f"    {h}.zero()")
+            self.em(f"    {h}.valid = True")
+            self._union_siblings_invalid(t.receiver)
+            return None
+        if m == "setInvalid":
+            self.em(f"{self.expr(t.receiver)}.valid = False")
+            return None
+        if m in ("push_front", "pop_front"):
+            n = self.expr(self.args_of(c)[0])  # type: ignore[arg-type]
+            self.em(f"_stack_{m}({self.expr(t.receiver)}, {n})")
+            return None
+        if m in ("minSizeInBits", "maxSizeInBits", "minSizeInBytes", "maxSizeInBytes"):
+            try:
+                w = T.width_of(rt)
+            except TypeError:
+                w = 0
+            if isinstance(rt, T.Header):
+                w = 0
+                for f in rt.fields:
+                    ft = strip(f.type)
+                    if isinstance(ft, T.Varbit):
+                        w += ft.max_width if m.startswith("max") else 0
+                    else:
+                        w += scalar_width(ft)
+            return str(w if m.endswith("Bits") else (w + 7) // 8)
+        raise self.unsupported(f"method {m}", c)
+
+    def _union_siblings_invalid(self, recv: A.Expr) -> None:
+        if isinstance(recv, A.Member) and isinstance(self.ty(recv.expr), T.HeaderUnion):
+            ut = self.ty(recv.expr)
+            u = self.expr(recv.expr)
+            for f in ut.fields:  # type: ignore[attr-defined]
+                if f.name != recv.name:
+                    self.em(f"{u}.{attr(f.name)}.valid = False")
+
+    # -------------------------------------------------------- packet_out
+
+    def packet_method(self, c: A.Call, t: A.CallExternMethod) -> str | None:
+        if t.method == "emit":
+            if self.packet_out is None:
+                raise self.unsupported("emit outside a deparser", c)
+            self.emit_value(self.args_of(c)[0])  # type: ignore[arg-type]
+            return None
+        return self.packet_in_method(c, t)  # type: ignore[attr-defined]
+
+    def emit_value(self, e: A.Expr) -> None:
+        t = self.ty(e)
+        out = self.packet_out
+        if isinstance(t, T.Header):
+            h = self.expr(e)
+            self.em(f"if {h}.valid:")
+            self.em(f"    {out}.append({h}.pack())")
+        elif isinstance(t, T.Stack):
+            s = self.expr(e)
+            v = self.tmp("_el")
+            el = strip(t.element)
+            self.em(f"for {v} in {s}.elems:")
+            if isinstance(el, T.HeaderUnion):
+                for f in el.fields:
+                    self.em(f"    if {v}.{attr(f.name)}.valid:")
+                    self.em(f"        {out}.append({v}.{attr(f.name)}.pack())")
+            else:
+                self.em(f"    if {v}.valid:")
+                self.em(f"        {out}.append({v}.pack())")
+        elif isinstance(t, (T.Struct, T.HeaderUnion)):
+            s = self.expr(e)
+            for f in t.fields:
+                self.emit_value(A.Member(e.pos, Raw(e.pos, s, type=t), f.name, type=f.type))
+        else:
+            raise self.unsupported(f"emit of a {t}", e)
+
+    # ------------------------------------------------------------- tables
+
+    def runtime_table(self, decl: A.TableDecl):  # type: ignore[no-untyped-def]
+        fqn = self.instance_fqn(decl)
+        rt = self.mod.runtime_tables.get(fqn or "")  # type: ignore[attr-defined]
+        if rt is None:
+            raise self.unsupported(f"table {decl.name} has no instance", decl)
+        return rt
+
+    def table_apply(self, c: A.Call) -> tuple[str, str]:
+        decl = c.target.table  # type: ignore[union-attr]
+        rt = self.runtime_table(decl)
+        fqn = rt.name
+        ti = self.program.tables[fqn]
+        tname = self.mod.bind(rt, "tbl_" + fqn)
+        e = self.tmp("_e")
+        hit = self.tmp("_hit")
+        match_keys = [k for k in decl.keys if k.match_kind != "selector"]
+        if match_keys:
+            keys = []
+            for k in match_keys:
+                v = self.expr(k.expr)
+                kt = self.ty(k.expr)
+                if is_signed(kt):
+                    v = f"({v} & {(1 << scalar_width(kt)) - 1})"
+                keys.append(v)
+            key = keys[0] if len(keys) == 1 else "(" + ", ".join(keys) + ",)"
+            lk = self.mod.bind(rt.lookup, "lk_" + fqn)
+            self.em(f"{e} = {lk}({key})")
+            self.em(f"if {e} is None:")
+            self.em(f"    {e} = {tname}.default")
+            self.em(f"    {hit} = False")
+            self.em("else:")
+            self.em(f"    {hit} = True")
+            if ti.direct_counter:
+                cnt = self.tmp("_c")
+                self.em(f"    {cnt} = {e}.counter")
+                self.em(f"    {cnt}[0] += 1")
+                self.em(f"    {cnt}[1] += {self.hooks.packet_length}")  # type: ignore[attr-defined]
+        else:
+            self.em(f"{e} = {tname}.default")
+            self.em(f"{hit} = False")
+        if ti.direct_meter:
+            dm = self.tmp("_dm")
+            self.em(f"{dm} = {e}.meter.execute({self.hooks.packet_length}) "  # type: ignore[attr-defined]
+                    f"if {hit} and {e}.meter is not None else 0")
+            self.direct_meter_var[ti.direct_meter] = dm
+        if self.mod.trace:
+            self.em(f"_T('table', {self.mod.stmt_id(c.pos)}, ({tname}, {e}, {hit}))")
+        act = self.tmp("_a")
+        args = self.tmp("_args")
+        self.em(f"{act} = {e}.aidx")
+        self.em(f"{args} = {e}.args")
+        refs = {self.action_fqn(r.action): r for r in decl.actions if r.action is not None}
+        n = len(rt.actions)
+        for i, spec in enumerate(rt.actions):
+            ai = self.program.actions.get(spec.fqn)
+            if ai is None:
+                raise self.unsupported(f"action {spec.fqn} has no instance", decl)
+            ref = refs.get(spec.fqn)
+            bound = _arg_values(ref.args) if ref is not None else []
+            cps = [f"{args}[{j}]" for j in range(len(spec.params))]
+            if n > 1:
+                self.em(f"{'if' if i == 0 else 'elif'} {act} == {i}:")
+                with self.em.indent():
+                    self.inline_action(ai.decl, bound, cps, spec.fqn, c)
+            else:
+                self.inline_action(ai.decl, bound, cps, spec.fqn, c)
+        return hit, act
+
+    # ------------------------------------------------------------ sub-blocks
+
+    def sub_apply(self, c: A.Call, inst: A.Instantiation) -> None:
+        child = self.block.children.get(inst.name) if self.block is not None else None
+        if child is None:
+            raise self.unsupported(f"apply of {inst.name}: no instance", c)
+        fname = self.mod.block_names[child.fqn]  # type: ignore[attr-defined]
+        decl = child.decl
+        args = self.args_of(c)
+        codes: list[str] = []
+        outs: list[A.Expr] = []
+        is_parser = isinstance(decl, A.ParserDecl)
+        for p, a in zip(decl.params, args, strict=False):
+            pt = strip(p.type_ref.resolved)  # type: ignore[arg-type]
+            if isinstance(pt, T.Extern) and pt.name == "packet_in":
+                codes += ["_d", "_bo"]
+                continue
+            if isinstance(pt, T.Extern) and pt.name == "packet_out":
+                codes.append(self.packet_out or "None")
+                continue
+            if a is None:
+                codes.append(self.types.default(pt))
+                continue
+            if is_aggregate(pt):
+                o = self.expr(a)
+                if p.direction == "out":
+                    self.em(f"{o}.invalidate_all()")
+                codes.append(o)
+                continue
+            if p.direction == "out":
+                outs.append(a)
+                continue
+            codes.append(self.expr(a))
+            if p.direction == "inout":
+                outs.append(a)
+        call = f"{fname}({', '.join(codes)})"
+        if is_parser:
+            if outs:
+                r = self.tmp("_r")
+                self.em(f"{r} = {call}")
+                self.em(f"_bo = {r}[0]")
+                for i, a in enumerate(outs):
+                    self.assign(a, f"{r}[{i + 1}]")
+            else:
+                self.em(f"_bo = {call}")
+            return
+        if outs:
+            r = self.tmp("_r")
+            self.em(f"{r} = {call}")
+            for i, a in enumerate(outs):
+                self.assign(a, f"{r}[{i}]")
+        else:
+            self.em(call)

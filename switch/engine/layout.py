@@ -1,0 +1,375 @@
+"""Python classes for P4 aggregate values, generated as source.
+
+A header is an object with ``__slots__``: ``valid`` and one ``f_<field>`` per field
+(varbit fields also keep their current width in ``w_<field>``). Structs and unions hold
+their members (nested objects are created once and never replaced: assignment copies
+in place, so references stay valid for the whole packet). A header stack holds
+``elems`` (a list of element objects) and ``nxt`` (the next index).
+
+For each header type the extraction and emission code is planned here: the fields are
+cut into byte-aligned runs read with one ``struct`` format, so extracting a header costs
+one ``unpack_from`` plus one store per field.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import struct
+from dataclasses import dataclass
+
+from switch.frontend import types as T
+
+
+def attr(name: str) -> str:
+    return "f_" + name
+
+
+def ident(text: str) -> str:
+    s = re.sub(r"\W", "_", text)
+    if not s or s[0].isdigit() or keyword.iskeyword(s):
+        s = "_" + s
+    return s
+
+
+def scalar_width(t: T.Type) -> int:
+    if isinstance(t, T.Bits):
+        return t.width
+    if isinstance(t, T.Bool):
+        return 1
+    if isinstance(t, T.SerEnum):
+        return t.underlying.width
+    if isinstance(t, T.NewType):
+        return scalar_width(t.underlying)
+    if isinstance(t, T.Error | T.Enum):
+        return 32
+    raise TypeError(f"{t} is not a scalar")
+
+
+def is_signed(t: T.Type) -> bool:
+    if isinstance(t, T.Bits):
+        return t.signed
+    if isinstance(t, T.SerEnum):
+        return t.underlying.signed
+    if isinstance(t, T.NewType):
+        return is_signed(t.underlying)
+    return False
+
+
+def strip(t: T.Type) -> T.Type:
+    """The representation type (new types are their underlying type)."""
+    while isinstance(t, T.NewType):
+        t = t.underlying
+    return t
+
+
+@dataclass
+class FieldPlan:
+    attr: str
+    width: int
+    signed: bool
+    is_bool: bool
+    varbit: bool = False
+    max_width: int = 0
+
+
+_CODES = {8: "B", 16: "H", 32: "I", 64: "Q"}
+
+
+@dataclass
+class Chunk:
+    """One item of a struct format: a single aligned field (``field`` set) or a run of
+    fields packed into ``nbytes`` bytes."""
+
+    code: str
+    fields: list[tuple[FieldPlan, int]]  # (field, shift within the run)
+    nbytes: int
+    split48: bool = False  # a 48-bit field read as H + I
+
+
+def plan_chunks(fields: list[FieldPlan]) -> list[Chunk] | None:
+    """Cut fixed-width fields into byte-aligned runs (None if the header is not a whole
+    number of bytes or has a varbit)."""
+    if any(f.varbit for f in fields):
+        return None
+    total = sum(f.width for f in fields)
+    if total % 8:
+        return None
+    chunks: list[Chunk] = []
+    run: list[FieldPlan] = []
+    run_bits = 0
+    for f in fields:
+        if not run and f.width in _CODES and not f.is_bool:
+            code = _CODES[f.width]
+            chunks.append(Chunk(code.lower() if f.signed else code, [(f, 0)], f.width // 8))
+            continue
+        if not run and f.width == 48 and not f.signed:
+            chunks.append(Chunk("HI", [(f, 0)], 6, split48=True))
+            continue
+        run.append(f)
+        run_bits += f.width
+        if run_bits % 8 == 0:
+            n = run_bits // 8
+            shifted = []
+            pos = run_bits
+            for g in run:
+                pos -= g.width
+                shifted.append((g, pos))
+            code = _CODES.get(run_bits, f"{n}s")
+            chunks.append(Chunk(code, shifted, n))
+            run, run_bits = [], 0
+    assert not run
+    return chunks
+
+
+class TypeGen:
+    """Generates (once per type) the classes of aggregate values."""
+
+    def __init__(self) -> None:
+        self.names: dict[object, str] = {}
+        self.source: list[str] = []
+        self.layouts: dict[str, list[FieldPlan]] = {}
+        self.structs: dict[str, struct.Struct] = {}  # global name -> Struct
+        self._used: set[str] = set()
+
+    def _unique(self, base: str) -> str:
+        name = ident(base)
+        n = name
+        i = 1
+        while n in self._used:
+            i += 1
+            n = f"{name}_{i}"
+        self._used.add(n)
+        return n
+
+    # ------------------------------------------------------------------ entry
+
+    def cls(self, t: T.Type) -> str:
+        t = strip(t)
+        key: object = t
+        if isinstance(t, T.Stack):
+            key = ("stack", self.cls(t.element), t.size)
+        name = self.names.get(key)
+        if name is not None:
+            return name
+        if isinstance(t, T.Header):
+            name = self._unique("H_" + t.name)
+            self.names[key] = name
+            self._header(name, t)
+        elif isinstance(t, T.Struct):
+            name = self._unique("S_" + t.name)
+            self.names[key] = name
+            self._struct(name, t.fields, union=False)
+        elif isinstance(t, T.HeaderUnion):
+            name = self._unique("U_" + t.name)
+            self.names[key] = name
+            self._struct(name, t.fields, union=True)
+        elif isinstance(t, T.Stack):
+            elem = self.cls(t.element)
+            name = self._unique(f"K_{elem}_{t.size}")
+            self.names[key] = name
+            self._stack(name, elem, t.size)
+        else:
+            raise TypeError(f"no class for {t}")
+        return name
+
+    def default(self, t: T.Type) -> str:
+        """Python expression for a fresh default value of type ``t``."""
+        t = strip(t)
+        if isinstance(t, T.Bool):
+            return "False"
+        if isinstance(t, (T.Header, T.Struct, T.HeaderUnion, T.Stack)):
+            return f"{self.cls(t)}()"
+        if isinstance(t, T.Tuple):
+            inner = ", ".join(self.default(e) for e in t.elements)
+            return f"({inner},)" if t.elements else "()"
+        if isinstance(t, T.String):
+            return "''"
+        return "0"
+
+    def field_plans(self, t: T.Header) -> list[FieldPlan]:
+        plans = []
+        for f in t.fields:
+            ft = strip(f.type)
+            if isinstance(ft, T.Varbit):
+                plans.append(FieldPlan(attr(f.name), 0, False, False, True, ft.max_width))
+            else:
+                plans.append(FieldPlan(attr(f.name), scalar_width(ft), is_signed(ft),
+                                       isinstance(ft, T.Bool)))
+        return plans
+
+    # ---------------------------------------------------------------- classes
+
+    def _header(self, name: str, t: T.Header) -> None:
+        plans = self.field_plans(t)
+        self.layouts[name] = plans
+        slots = ["valid"] + [p.attr for p in plans] + ["w_" + p.attr[2:] for p in plans if p.varbit]
+        src = [f"class {name}:", f"    __slots__ = {tuple(slots)!r}",
+               f"    TYPE_NAME = {t.name!r}",
+               "    LAYOUT = " + repr([(p.attr, p.width, p.signed, p.is_bool, p.varbit, p.max_width)
+                                        for p in plans]),
+               f"    WIDTH = {sum(p.width for p in plans)}",
+               "    def __init__(self):", "        self.valid = False"]
+        for p in plans:
+            src.append(f"        self.{p.attr} = {'False' if p.is_bool else '0'}")
+            if p.varbit:
+                src.append(f"        self.w_{p.attr[2:]} = 0")
+        src += ["    def zero(self):"]
+        src += [f"        self.{p.attr} = {'False' if p.is_bool else '0'}"
+                for p in plans] or ["        pass"]
+        src += [f"        self.w_{p.attr[2:]} = 0" for p in plans if p.varbit]
+        src += ["    def copy(self):", f"        n = _new({name})"]
+        src += [f"        n.{s} = self.{s}" for s in slots]
+        src += ["        return n", "    def assign(self, o):"]
+        src += [f"        self.{s} = o.{s}" for s in slots]
+        src += ["    def invalidate_all(self):", "        self.valid = False"]
+        conds = " and ".join(f"self.{p.attr} == o.{p.attr}" for p in plans) or "True"
+        src += ["    def eq(self, o):",
+                f"        return self.valid == o.valid and (not self.valid or ({conds}))"]
+        src += self._pack_method(name, plans)
+        src.append("")
+        self.source.extend(src)
+
+    def _pack_method(self, name: str, plans: list[FieldPlan]) -> list[str]:
+        chunks = plan_chunks(plans)
+        if chunks is None:
+            return ["    def pack(self):", "        return _pack_generic(self)"]
+        fmt = ">" + "".join(c.code for c in chunks)
+        sname = f"_ST_{name}"
+        self.structs[sname] = struct.Struct(fmt)
+        args = []
+        for c in chunks:
+            if c.split48:
+                f = c.fields[0][0]
+                args += [f"self.{f.attr} >> 32", f"self.{f.attr} & 0xFFFFFFFF"]
+                continue
+            if len(c.fields) == 1 and c.fields[0][1] == 0 and c.code in "BHIQbhiq":
+                f = c.fields[0][0]
+                args.append(f"self.{f.attr}")
+                continue
+            parts = []
+            for f, shift in c.fields:
+                v = f"self.{f.attr}"
+                if f.signed:
+                    v = f"({v} & {(1 << f.width) - 1})"
+                parts.append(f"({v} << {shift})" if shift else v)
+            expr = " | ".join(parts)
+            if c.code.endswith("s"):
+                expr = f"({expr}).to_bytes({c.nbytes}, 'big')"
+            args.append(expr)
+        return ["    def pack(self):", f"        return {sname}.pack({', '.join(args)})"]
+
+    def extract_lines(self, cls_name: str, obj: str, data: str, pos: str) -> list[str]:
+        """Statements that fill header ``obj`` from ``data`` at byte offset ``pos``
+        (the caller checked alignment and length); None if there is no fast plan."""
+        plans = self.layouts[cls_name]
+        chunks = plan_chunks(plans)
+        assert chunks is not None
+        sname = f"_ST_{cls_name}"
+        names = []
+        lines = []
+        vals = []
+        i = 0
+        for c in chunks:
+            if c.split48:
+                names += [f"_x{i}", f"_x{i + 1}"]
+                vals.append((c, f"(_x{i} << 32) | _x{i + 1}"))
+                i += 2
+            else:
+                names.append(f"_x{i}")
+                src = f"_x{i}"
+                if c.code.endswith("s"):
+                    src = f"int.from_bytes(_x{i}, 'big')"
+                vals.append((c, src))
+                i += 1
+        if len(names) == 1:
+            lines.append(f"{names[0]}, = {sname}.unpack_from({data}, {pos})")
+        else:
+            lines.append(f"{', '.join(names)} = {sname}.unpack_from({data}, {pos})")
+        for c, src in vals:
+            if len(c.fields) == 1 and (c.split48 or c.code in "BHIQbhiq") and c.fields[0][1] == 0 \
+                    and not c.fields[0][0].is_bool and c.fields[0][0].width == c.nbytes * 8:
+                lines.append(f"{obj}.{c.fields[0][0].attr} = {src}")
+                continue
+            if c.code.endswith("s") and len(c.fields) > 1:
+                lines.append(f"_r = {src}")
+                src = "_r"
+            for f, shift in c.fields:
+                m = (1 << f.width) - 1
+                v = f"({src} >> {shift}) & {m}" if shift else f"{src} & {m}"
+                if f.signed:
+                    h = 1 << (f.width - 1)
+                    v = f"(({v}) ^ {h}) - {h}"
+                elif f.is_bool:
+                    v = f"({v}) != 0"
+                lines.append(f"{obj}.{f.attr} = {v}")
+        lines.append(f"{obj}.valid = True")
+        return lines
+
+    def header_nbytes(self, cls_name: str) -> int | None:
+        plans = self.layouts[cls_name]
+        if plan_chunks(plans) is None:
+            return None
+        return sum(p.width for p in plans) // 8
+
+    def _struct(self, name: str, fields: tuple[T.FieldType, ...], union: bool) -> None:
+        inits = []
+        copies = []
+        assigns = []
+        eqs = []
+        inval = []
+        for f in fields:
+            a = attr(f.name)
+            ft = strip(f.type)
+            if isinstance(ft, (T.Header, T.Struct, T.HeaderUnion, T.Stack)):
+                c = self.cls(ft)
+                inits.append(f"self.{a} = {c}()")
+                copies.append(f"n.{a} = self.{a}.copy()")
+                assigns.append(f"self.{a}.assign(o.{a})")
+                eqs.append(f"self.{a}.eq(o.{a})")
+                inval.append(f"self.{a}.invalidate_all()")
+            else:
+                inits.append(f"self.{a} = {self.default(ft)}")
+                copies.append(f"n.{a} = self.{a}")
+                assigns.append(f"self.{a} = o.{a}")
+                eqs.append(f"self.{a} == o.{a}")
+        slots = tuple(attr(f.name) for f in fields)
+        src = [f"class {name}:", f"    __slots__ = {slots!r}",
+               f"    FIELDS = {tuple(f.name for f in fields)!r}",
+               "    def __init__(self):"] + ["        " + s for s in inits or ["pass"]]
+        src += ["    def copy(self):", f"        n = _new({name})"]
+        src += ["        " + s for s in copies] + ["        return n"]
+        src += ["    def assign(self, o):"] + ["        " + s for s in assigns or ["pass"]]
+        src += ["    def invalidate_all(self):"] + ["        " + s for s in inval or ["pass"]]
+        src += ["    def eq(self, o):", f"        return {' and '.join(eqs) or 'True'}"]
+        if union:
+            valid = " or ".join(f"self.{attr(f.name)}.valid" for f in fields) or "False"
+            src += ["    @property", "    def valid(self):", f"        return {valid}"]
+        src.append("")
+        self.source.extend(src)
+
+    def _stack(self, name: str, elem: str, size: int) -> None:
+        self.source.extend([
+            f"class {name}:",
+            "    __slots__ = ('elems', 'nxt')",
+            f"    SIZE = {size}",
+            "    def __init__(self):",
+            f"        self.elems = [{elem}() for _ in range({size})]",
+            "        self.nxt = 0",
+            "    def copy(self):",
+            f"        n = _new({name})",
+            "        n.elems = [e.copy() for e in self.elems]",
+            "        n.nxt = self.nxt",
+            "        return n",
+            "    def assign(self, o):",
+            "        for a, b in zip(self.elems, o.elems):",
+            "            a.assign(b)",
+            "        self.nxt = o.nxt",
+            "    def invalidate_all(self):",
+            "        for a in self.elems:",
+            "            a.invalidate_all()",
+            "        self.nxt = 0",
+            "    def eq(self, o):",
+            "        return all(a.eq(b) for a, b in zip(self.elems, o.elems))",
+            "",
+        ])

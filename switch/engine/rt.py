@@ -1,0 +1,169 @@
+"""Run-time support for generated code: exceptions and the helpers that are not worth
+inlining (unaligned extraction, lookahead, header stack operations, bit packing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class P4Exit(Exception):
+    """``exit``: ends every control block being executed."""
+
+
+EXIT = P4Exit()
+
+
+class ParserError(Exception):
+    """A parser error: ``code`` from ``Program.errors``; ``bit_offset`` where the
+    parser stood (the payload starts at the last successful extraction)."""
+
+    def __init__(self, code: int, bit_offset: int):
+        super().__init__(code, bit_offset)
+        self.code = code
+        self.bit_offset = bit_offset
+
+
+class PacketAbort(Exception):
+    """Processing of the packet stops (failed assert/assume, run-time error)."""
+
+    def __init__(self, message: str, sid: int = -1):
+        super().__init__(message)
+        self.message = message
+        self.sid = sid
+
+
+def bits_of(data: bytes, bo: int, width: int) -> int:
+    """``width`` bits of ``data`` starting at bit ``bo`` (caller checked the length)."""
+    if width == 0:
+        return 0
+    start = bo >> 3
+    end = (bo + width + 7) >> 3
+    v = int.from_bytes(data[start:end], "big")
+    return (v >> ((end << 3) - bo - width)) & ((1 << width) - 1)
+
+
+def lookahead(data: bytes, bo: int, width: int, too_short: int) -> int:
+    if bo + width > len(data) << 3:
+        raise ParserError(too_short, bo)
+    return bits_of(data, bo, width)
+
+
+def extract_generic(h: Any, data: bytes, bo: int, too_short: int,
+                    varbits: int = -1, header_too_short: int = 4) -> int:
+    """Extract header object ``h`` at any bit offset using its class ``LAYOUT``
+    [(attr, width, signed, is_bool, is_varbit, max_width)]; returns the new offset."""
+    layout = h.LAYOUT
+    total = 0
+    for _a, w, _s, _b, vb, maxw in layout:
+        if vb:
+            if varbits < 0:
+                varbits = 0
+            if varbits > maxw:
+                raise ParserError(header_too_short, bo)
+            total += varbits
+        else:
+            total += w
+    if bo + total > len(data) << 3:
+        raise ParserError(too_short, bo)
+    v = bits_of(data, bo, total)
+    pos = total
+    for a, w, s, b, vb, _maxw in layout:
+        if vb:
+            pos -= varbits
+            setattr(h, a, (v >> pos) & ((1 << varbits) - 1))
+            setattr(h, "w_" + a[2:], varbits)
+            continue
+        pos -= w
+        x = (v >> pos) & ((1 << w) - 1)
+        if s:
+            x = (x ^ (1 << (w - 1))) - (1 << (w - 1))
+        elif b:
+            x = x != 0
+        setattr(h, a, x)
+    h.valid = True
+    return bo + total
+
+
+def header_bits(h: Any) -> tuple[int, int]:
+    """(value, width) of a header's fields concatenated (varbits at their width)."""
+    acc = 0
+    total = 0
+    for a, w, _s, _b, vb, _m in h.LAYOUT:
+        if vb:
+            w = getattr(h, "w_" + a[2:])
+        acc = (acc << w) | (int(getattr(h, a)) & ((1 << w) - 1))
+        total += w
+    return acc, total
+
+
+def pack_generic(h: Any) -> bytes:
+    v, w = header_bits(h)
+    pad = (-w) & 7
+    return (v << pad).to_bytes((w + pad) >> 3, "big")
+
+
+def pack_bits(items: Any) -> bytes:
+    """(value, width, include) triples concatenated MSB first, the last byte padded
+    on the right; entries with a false ``include`` are skipped."""
+    acc = 0
+    total = 0
+    for v, w, inc in items:
+        if inc:
+            acc = (acc << w) | (int(v) & ((1 << w) - 1))
+            total += w
+    pad = (-total) & 7
+    return (acc << pad).to_bytes((total + pad) >> 3, "big")
+
+
+def stack_next(stk: Any, bo: int, oob: int) -> Any:
+    i = stk.nxt
+    if i >= len(stk.elems):
+        raise ParserError(oob, bo)
+    stk.nxt = i + 1
+    return stk.elems[i]
+
+
+def stack_last(stk: Any, bo: int, oob: int) -> Any:
+    i = stk.nxt - 1
+    if i < 0:
+        raise ParserError(oob, bo)
+    return stk.elems[i]
+
+
+def stack_get(stk: Any, i: int) -> Any:
+    """Element ``i``; out of range gives a scratch element (reads see an invalid
+    header, writes are lost)."""
+    if 0 <= i < len(stk.elems):
+        return stk.elems[i]
+    return type(stk.elems[0])()
+
+
+def stack_push_front(stk: Any, n: int) -> None:
+    elems = stk.elems
+    size = len(elems)
+    n = min(n, size)
+    if n <= 0:
+        return
+    cls = type(elems[0])
+    stk.elems[:] = [cls() for _ in range(n)] + elems[: size - n]
+    stk.nxt = min(stk.nxt + n, size)
+
+
+def stack_pop_front(stk: Any, n: int) -> None:
+    elems = stk.elems
+    size = len(elems)
+    n = min(n, size)
+    if n <= 0:
+        return
+    cls = type(elems[0])
+    stk.elems[:] = elems[n:] + [cls() for _ in range(n)]
+    stk.nxt = max(stk.nxt - n, 0)
+
+
+def log_format(msg: str, values: tuple) -> str:
+    parts = msg.split("{}")
+    out = [parts[0]]
+    for i, p in enumerate(parts[1:]):
+        out.append(str(values[i]) if i < len(values) else "{}")
+        out.append(p)
+    return "".join(out)

@@ -1,0 +1,42 @@
+"""The checking passes of the front end: syntax tree -> checked IR ``Program``.
+
+1. ``resolve_names``: what every name refers to (scopes, duplicates, undeclared names).
+2. ``check_types`` (with ``check_expressions``, ``check_calls``, ``check_statements``,
+   ``check_tables``, ``check_parsers``, ``check_declarations``): types of every
+   expression, implicit conversions, call resolution and constant folding
+   (``fold_constants``), with the tree rewritten in place.
+3. ``instantiate``: the ``main`` package instantiated into a ``Program`` with p4c's
+   control-plane names.
+
+Like p4c, checking stops after a pass that reported errors; the caller turns the
+collected diagnostics into a ``CompileError``.
+"""
+
+from __future__ import annotations
+
+from switch.frontend import ast as A
+from switch.frontend.check.check_types import Checker
+from switch.frontend.check.context import Context
+from switch.frontend.check.instantiate import instantiate
+from switch.frontend.check.resolve_names import resolve_names
+from switch.frontend.diagnostics import Diagnostics
+from switch.frontend.program import Program
+
+__all__ = ["check"]
+
+
+def check(source_file: A.SourceFile, preprocessed: object, diags: Diagnostics) -> Program:
+    """Check a parsed program; errors go to ``diags`` (the returned Program is only
+    meaningful when there are none)."""
+    ctx = Context(diags, source_file, text=str(getattr(preprocessed, "text", "") or ""))
+    filename = diags.filename
+    empty = Program(source=preprocessed, filename=filename, decls=list(source_file.decls),
+                    arch="", pipeline={})
+    errors = len(diags.errors)
+    resolve_names(ctx)
+    if len(diags.errors) > errors:
+        return empty
+    Checker(ctx).run()
+    if len(diags.errors) > errors:
+        return empty
+    return instantiate(ctx, preprocessed, filename)

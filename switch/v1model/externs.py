@@ -1,0 +1,395 @@
+"""v1model externs: their run-time state and the code generated for their calls."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from switch.engine.codegen import UnsupportedError
+from switch.engine.hashes import ALGORITHMS, csum16_int
+from switch.engine.layout import attr, is_signed, scalar_width, strip
+from switch.engine.meters import Meter, now_us
+from switch.engine.rt import log_format
+from switch.frontend import ast as A
+from switch.frontend import types as T
+from switch.frontend.program import ExternInstance, Program
+
+
+class PacketCtx:
+    """Per-pass state that generated extern code reads and writes (``_X``)."""
+
+    __slots__ = ("plen", "clone_session", "clone_fl", "resubmit", "recirculate", "truncate",
+                 "digests", "checksum_error", "payload", "sm", "log")
+
+    def __init__(self, log: Callable[[str], None]):
+        self.log = log
+        self.reset()
+
+    def reset(self) -> None:
+        self.plen = 0
+        self.clone_session: int | None = None
+        self.clone_fl: FieldList | None = None
+        self.resubmit: FieldList | None = None
+        self.recirculate: FieldList | None = None
+        self.truncate: int | None = None
+        self.digests: list[tuple[str, tuple[int, ...]]] = []
+        self.checksum_error = 0
+        self.payload = b""
+        self.sm: Any = None
+
+
+class FieldList:
+    """Fields preserved for a clone, resubmit or recirculate: paths into the block's
+    parameters (param index, attribute path)."""
+
+    def __init__(self, paths: list[tuple[int, tuple[str, ...]]]):
+        self.paths = paths
+
+    def snapshot(self, params: tuple[Any, ...]) -> list[tuple[int, tuple[str, ...], Any]]:
+        out = []
+        for idx, path in self.paths:
+            obj = params[idx]
+            for a in path:
+                obj = getattr(obj, a)
+            if hasattr(obj, "copy"):
+                obj = obj.copy()
+            out.append((idx, path, obj))
+        return out
+
+
+def apply_snapshot(snap: list[tuple[int, tuple[str, ...], Any]], params: tuple[Any, ...]) -> None:
+    for idx, path, value in snap:
+        if not path:
+            params[idx].assign(value)
+            continue
+        obj = params[idx]
+        for a in path[:-1]:
+            obj = getattr(obj, a)
+        cur = getattr(obj, path[-1])
+        if hasattr(cur, "assign"):
+            cur.assign(value)
+        else:
+            setattr(obj, path[-1], value)
+
+
+class Register:
+    def __init__(self, name: str, size: int, width: int, signed: bool):
+        self.name, self.size, self.width, self.signed = name, size, width, signed
+        self.values: list[int] = [0] * size
+
+
+class Counter:
+    def __init__(self, name: str, size: int, kind: str):
+        self.name, self.size, self.kind = name, size, kind
+        self.packets: list[int] = [0] * size
+        self.bytes: list[int] = [0] * size
+
+
+class MeterArray:
+    def __init__(self, name: str, size: int, by_bytes: bool, clock: Callable[[], int]):
+        self.name, self.size, self.by_bytes = name, size, by_bytes
+        self.meters = [Meter(by_bytes, clock) for _ in range(size)]
+
+
+def _enum_name(v: object) -> str:
+    return str(v).split(".")[-1]
+
+
+def _int_arg(v: object, default: int = 0) -> int:
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, A.IntLit):
+        return v.value
+    return default
+
+
+class ExternState:
+    """All extern objects of a program, by fqn."""
+
+    def __init__(self, program: Program, seed: int, clock: Callable[[], int] = now_us):
+        self.registers: dict[str, Register] = {}
+        self.counters: dict[str, Counter] = {}
+        self.meters: dict[str, MeterArray] = {}
+        self.others: dict[str, ExternInstance] = {}
+        self.rng = random.Random(seed)
+        for fqn, ei in program.externs.items():
+            if ei.extern == "register":
+                et = strip(ei.type.type_args[0]) if ei.type.type_args else T.Bits(32)
+                self.registers[fqn] = Register(fqn, _int_arg(ei.args[0]), scalar_width(et),
+                                               is_signed(et))
+            elif ei.extern == "counter":
+                kind = _enum_name(ei.args[1]) if len(ei.args) > 1 else "packets"
+                self.counters[fqn] = Counter(fqn, _int_arg(ei.args[0]), kind)
+            elif ei.extern == "meter":
+                self.meters[fqn] = MeterArray(
+                    fqn, _int_arg(ei.args[0]),
+                    len(ei.args) > 1 and _enum_name(ei.args[1]) == "bytes", clock)
+            else:
+                self.others[fqn] = ei
+
+
+class V1Hooks:
+    """Code generation for v1model externs (``ArchHooks``)."""
+
+    packet_length = "_X.plen"
+
+    def __init__(self, program: Program, state: ExternState, ctx: PacketCtx):
+        self.program = program
+        self.state = state
+        self.ctx = ctx
+
+    # ------------------------------------------------------------ helpers
+
+    @property
+    def globals(self) -> dict[str, Any]:
+        """Names the generated code uses besides those it binds itself."""
+        return {"_X": self.ctx}
+
+    def _x(self, g: Any) -> str:
+        return "_X"
+
+    def _field_list_from_data(self, g: Any, data: A.Expr | None) -> FieldList:
+        if data is None:
+            return FieldList([])
+        items = data.elements if isinstance(data, A.ListExpr) else [data]
+        paths = []
+        for it in items:
+            p = self._path(g, it)
+            if p is None:
+                raise UnsupportedError("field list element that is not a metadata field", it.pos)
+            paths.append(p)
+        return FieldList(paths)
+
+    def _path(self, g: Any, e: A.Expr) -> tuple[int, tuple[str, ...]] | None:
+        names: list[str] = []
+        while isinstance(e, A.Member):
+            names.append(attr(e.name))
+            e = e.expr
+        if not isinstance(e, A.Name) or g.block is None:
+            return None
+        for i, p in enumerate(g.block.decl.params):
+            if p is e.decl:
+                return (i, tuple(reversed(names)))
+        return None
+
+    def _field_list_by_id(self, g: Any, idx: int) -> FieldList:
+        if g.block is None:
+            return FieldList([])
+        paths: list[tuple[int, tuple[str, ...]]] = []
+        for i, p in enumerate(g.block.decl.params):
+            t = strip(p.type_ref.resolved)
+            if isinstance(t, T.Struct):
+                self._collect(t, idx, i, (), paths)
+        return FieldList(paths)
+
+    def _collect(self, t: T.Struct, idx: int, pidx: int, prefix: tuple[str, ...],
+                 out: list[tuple[int, tuple[str, ...]]]) -> None:
+        decl = t.decl
+        fields = getattr(decl, "fields", None) or []
+        for f in fields:
+            for ann in getattr(f, "annotations", []):
+                if ann.name == "field_list":
+                    ids = [b.value for b in ann.body if isinstance(b, A.IntLit)]
+                    if idx in ids:
+                        out.append((pidx, prefix + (attr(f.name),)))
+            ft = next((x.type for x in t.fields if x.name == f.name), None)
+            if isinstance(strip(ft), T.Struct):  # type: ignore[arg-type]
+                self._collect(strip(ft), idx, pidx, prefix + (attr(f.name),), out)  # type: ignore[arg-type]
+
+    def _const(self, e: A.Expr | None) -> int:
+        if isinstance(e, A.IntLit):
+            return e.value
+        if isinstance(e, A.EnumValue):
+            return e.value
+        raise UnsupportedError("a non-constant field list index", e.pos if e else None)
+
+    def _algo(self, g: Any, e: A.Expr | None) -> tuple[str, str]:
+        """(member name, bound hash function) for a HashAlgorithm argument."""
+        if not isinstance(e, A.EnumValue):
+            raise UnsupportedError("a non-constant hash algorithm", e.pos if e else None)
+        name = e.member
+        if name == "random":
+            fn: Any = lambda data: self.state.rng.getrandbits(32)  # noqa: E731
+        else:
+            factory = ALGORITHMS.get(name)
+            if factory is None:
+                raise UnsupportedError(f"hash algorithm {name}", e.pos)
+            fn = factory()
+        return name, g.mod.bind(fn, f"hash_{name}")
+
+    # ------------------------------------------------------- extern functions
+
+    def extern_function(self, g: Any, call: A.Call, fn: A.ExternFunctionDecl) -> str | None:
+        name = fn.name
+        args = g.args_of(call)
+        X = self._x(g)
+        if name == "mark_to_drop":
+            sm = g.expr(args[0]) if args and args[0] is not None else f"{X}.sm"
+            g.em(f"{sm}.f_egress_spec = 511")
+            g.em(f"{sm}.f_mcast_grp = 0")
+            return None
+        if name == "hash":
+            out, algo, base, data, mx = args[:5]
+            _n, h = self._algo(g, algo)
+            b = g.expr(base)
+            ser = g.serialize(data)
+            if isinstance(mx, A.IntLit) and mx.value == 0:
+                code = b
+            else:
+                m = g.expr(mx)
+                hv = g.tmp("_hv")
+                g.em(f"{hv} = {h}({ser})")
+                if isinstance(mx, A.IntLit):
+                    code = f"{b} + {hv} % {m}"
+                else:
+                    mv = g.tmp("_mx")
+                    g.em(f"{mv} = {m}")
+                    code = f"{b} + ({hv} % {mv} if {mv} else 0)"
+            g.assign(out, g.wrap(code, g.ty(out)))
+            return None
+        if name == "random":
+            out, lo, hi = args[:3]
+            rng = g.mod.bind(self.state.rng, "rng")
+            lv, hv = g.expr(lo), g.expr(hi)
+            g.assign(out, f"{rng}.randint(min({lv}, {hv}), max({lv}, {hv}))")
+            return None
+        if name == "digest":
+            data = args[1]
+            dt = g.ty(data)
+            leaves = g.flatten(data)
+            vals = "".join(f"{c}, " for c, _w, _g in leaves)
+            dname = getattr(dt, "name", "digest")
+            g.em(f"{X}.digests.append(({dname!r}, ({vals})))")
+            return None
+        if name in ("clone", "clone3", "clone_preserving_field_list"):
+            session = g.expr(args[1])
+            if name == "clone":
+                fl = FieldList([])
+            elif name == "clone3":
+                fl = self._field_list_from_data(g, args[2])
+            else:
+                fl = self._field_list_by_id(g, self._const(args[2]))
+            g.em(f"{X}.clone_session = {session}")
+            g.em(f"{X}.clone_fl = {g.mod.bind(fl, 'fl')}")
+            return None
+        if name in ("resubmit", "recirculate", "resubmit_preserving_field_list",
+                    "recirculate_preserving_field_list"):
+            if name.endswith("field_list"):
+                fl = self._field_list_by_id(g, self._const(args[0]))
+            else:
+                fl = self._field_list_from_data(g, args[0] if args else None)
+            what = name.split("_")[0]
+            g.em(f"{X}.{what} = {g.mod.bind(fl, 'fl')}")
+            return None
+        if name == "truncate":
+            g.em(f"{X}.truncate = {g.expr(args[0])}")
+            return None
+        if name in ("assert", "assume"):
+            c = g.expr(args[0])
+            sid = g.mod.stmt_id(call.pos)
+            g.em(f"if not {c}:")
+            g.em(f"    raise _PacketAbort({name + ' failed'!r}, {sid})")
+            return None
+        if name == "log_msg":
+            msg = g.expr(args[0])
+            vals = ""
+            if len(args) > 1 and args[1] is not None:
+                d = args[1]
+                if isinstance(d, A.ListExpr):
+                    vals = "".join(f"{g.expr(x)}, " for x in d.elements)
+                else:
+                    vals = f"{g.expr(d)}, "
+            fmt = g.mod.bind(log_format, "log_format")
+            g.em(f"{X}.log({fmt}({msg}, ({vals})))")
+            return None
+        if name in ("verify_checksum", "verify_checksum_with_payload",
+                    "update_checksum", "update_checksum_with_payload"):
+            cond, data, cks, algo = args[:4]
+            algo_name, h = self._algo(g, algo)
+            payload = f"{X}.payload" if name.endswith("with_payload") else None
+            c = g.expr(cond)
+
+            def data_code() -> str:
+                if algo_name == "csum16" and payload is None:
+                    si = g.serialize_int(data)
+                    if si is not None:
+                        code, w, guard = si
+                        pad = (-w) & 15
+                        fn = g.mod.bind(csum16_int, "csum16_int")
+                        v = f"{fn}(({code}) << {pad})" if pad else f"{fn}({code})"
+                        return v if guard is None else f"({v} if {guard} else 0xFFFF)"
+                return f"{h}({g.serialize(data, payload)})"
+
+            if name.startswith("verify"):
+                g.em(f"if {c}:")
+                with g.em.indent():
+                    val = data_code()
+                    cur = g.expr(cks)
+                    w = scalar_width(g.ty(cks))
+                    g.em(f"if ({val} & {(1 << w) - 1}) != {cur}:")
+                    g.em(f"    {X}.checksum_error = 1")
+            else:
+                g.em(f"if {c}:")
+                with g.em.indent():
+                    g.assign(cks, g.wrap(data_code(), g.ty(cks)))
+            return None
+        raise UnsupportedError(f"extern function {name}", call.pos)
+
+    # --------------------------------------------------------- extern methods
+
+    def extern_method(self, g: Any, call: A.Call, target: A.CallExternMethod,
+                      instance: ExternInstance | None) -> str | None:
+        ext, m = target.extern, target.method
+        args = g.args_of(call)
+        X = self._x(g)
+        fqn = instance.fqn if instance is not None else ""
+        if ext == "register":
+            reg = self.state.registers[fqn]
+            vals = g.mod.bind(reg.values, "reg_" + fqn)
+            i = g.tmp("_i")
+            if m == "read":
+                g.em(f"{i} = {g.expr(args[1])}")
+                g.assign(args[0], f"({vals}[{i}] if {i} < {reg.size} else 0)")
+                return None
+            if m == "write":
+                g.em(f"{i} = {g.expr(args[0])}")
+                v = g.expr(args[1])
+                if isinstance(g.ty(args[1]), T.InfInt):
+                    v = g.wrap(v, T.Bits(reg.width, reg.signed))
+                g.em(f"if {i} < {reg.size}:")
+                g.em(f"    {vals}[{i}] = {v}")
+                return None
+        if ext == "counter" and m == "count":
+            c = self.state.counters[fqn]
+            p = g.mod.bind(c.packets, "cp_" + fqn)
+            b = g.mod.bind(c.bytes, "cb_" + fqn)
+            i = g.tmp("_i")
+            g.em(f"{i} = {g.expr(args[0])}")
+            g.em(f"if {i} < {c.size}:")
+            g.em(f"    {p}[{i}] += 1")
+            g.em(f"    {b}[{i}] += {X}.plen")
+            return None
+        if ext == "direct_counter" and m == "count":
+            return None
+        if ext == "meter" and m == "execute_meter":
+            ma = self.state.meters[fqn]
+            ms = g.mod.bind(ma.meters, "mt_" + fqn)
+            i = g.tmp("_i")
+            g.em(f"{i} = {g.expr(args[0])}")
+            g.em(f"if {i} < {ma.size}:")
+            with g.em.indent():
+                g.assign(args[1], f"{ms}[{i}].execute({X}.plen)")
+            return None
+        if ext == "direct_meter" and m == "read":
+            g.assign(args[0], g.direct_meter_var.get(fqn, "0"))
+            return None
+        if ext == "Checksum16" and m == "get":
+            h = g.mod.bind(ALGORITHMS["csum16"](), "csum16")
+            return f"{h}({g.serialize(args[0])})"
+        raise UnsupportedError(f"extern method {ext}.{m}", call.pos)
+
+
+__all__ = ["ExternState", "FieldList", "PacketCtx", "V1Hooks", "apply_snapshot"]

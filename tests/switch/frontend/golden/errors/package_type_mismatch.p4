@@ -1,0 +1,16 @@
+#include <core.p4>
+#include <v1model.p4>
+
+struct headers { }
+struct other_headers { }
+struct metadata { }
+
+parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
+    state start { transition accept; }
+}
+control VC(inout headers h, inout metadata m) { apply { } }
+control I(inout other_headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers h, inout metadata m) { apply { } }
+control D(packet_out b, in headers h) { apply { } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
