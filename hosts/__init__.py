@@ -1,0 +1,36 @@
+"""Host agents for in-network all-reduce.
+
+- ``hosts.wire``: the aggregation packet format and its hot-path codec;
+  ``hosts.scapy_layer`` the same format as a scapy layer; ``hosts.frame`` the
+  Ethernet/IPv4/UDP framing.
+- ``hosts.quantize``: float32 blocks <-> int32 with a switch-negotiated exponent.
+- ``hosts.protocol``: the worker side of the slot protocol, as a state machine.
+- ``hosts.transport``: UDP socket and in-memory transports.
+- ``hosts.worker``: ``Worker`` / ``allreduce`` over a transport.
+"""
+
+from hosts.protocol import (
+    AllReduceError,
+    AllReduceTimeout,
+    NonFiniteInputError,
+    WorkerSettings,
+    WorkerStats,
+)
+from hosts.quantize import Scaling
+from hosts.transport import InMemoryTransport, Transport, UdpTransport
+from hosts.worker import AllReduceResult, Worker, allreduce
+
+__all__ = [
+    "AllReduceError",
+    "AllReduceResult",
+    "AllReduceTimeout",
+    "InMemoryTransport",
+    "NonFiniteInputError",
+    "Scaling",
+    "Transport",
+    "UdpTransport",
+    "Worker",
+    "WorkerSettings",
+    "WorkerStats",
+    "allreduce",
+]

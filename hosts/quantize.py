@@ -1,0 +1,208 @@
+"""Float32 blocks <-> int32 blocks with a shared, switch-negotiated exponent.
+
+Every worker cuts its tensor into blocks of K elements (one block per chunk). For a
+block it *proposes* an exponent, the switch max-combines the proposals of all workers,
+and every worker then scales its block by the same factor ``f`` derived from the agreed
+exponent, rounds to int32, and the switch adds the N int32 blocks.
+
+The bound exponent ``b`` of a block is the smallest integer with ``max |x| <= 2**b``
+(clamped to [-126, 128]: float32 needs no more). On the wire the exponent field is the
+int8 ``b - 2`` (so [-128, 126]); the field value 127, the largest, means "a worker
+has a NaN or an infinity in this block", and max-combining spreads it to every worker.
+
+Scaling modes (every worker of a job must use the same):
+
+* ``tight`` (default): ``f = Q / 2**b`` with ``Q = floor((2**31 - 1) / N)``. This is
+  SwitchML's ``f = (2**31 - 1) / (N * 2**e)`` with the numerator rounded down to an
+  integer, which is what makes overflow impossible: every ``|x * f| <= Q``, rounding
+  to nearest cannot go past the integer Q, and ``N * Q <= 2**31 - 1``. (With the exact
+  SwitchML factor and this inclusive bound, six workers whose max |x| is exactly 2**b
+  would each send round(357913941.83) = 357913942, and overflow.) The bound is
+  inclusive so that powers of two, common in integer data, get the finer scale. The
+  rounding is computed exactly in integers, so the error per
+  element and worker is at most 0.5 / f and the error of the sum at most
+  ``N * 0.5 / f = N * 2**(b-1) / Q``: the design's bound ``N**2 * 2**(e-1) / (2**31-1)``
+  (``2**e`` the power of two bounding max |x|, so ``b <= e``) times ``(2**31-1)/(N*Q)``,
+  at most 1 + 2**-26 -- plus the rounding of the result to float32.
+* ``pow2``: ``f = 2**(L - b)`` with ``L = floor(log2 Q)``. Up to twice the error of
+  ``tight``, but the scaling is exact, so **integer-valued inputs are summed exactly**
+  whenever every ``|x| <= 2**L`` (L = 30 - ceil(log2 N) for N a power of two; 29 for
+  N = 3) and the sum is representable in float32 (e.g. ``|sum| <= 2**24``): every
+  ``x * f`` is then an integer, the int32 sum is exact, and dividing by a power of two
+  is exact. ``tight`` returns integer sums exactly only when its error bound is below
+  half a float32 ulp of the sum, which fails for sums near 0 (cancellation).
+
+Special values: zeros quantize to 0 in any block; subnormal inputs are handled by the
+clamp ``b >= -126`` (the resolution, 2**-126 / Q, is finer than float32's); a result
+whose magnitude exceeds float32's range becomes +-inf, as a float32 sum would. NaN and
++-inf inputs make the block's agreed exponent ``NONFINITE``: every worker sends zeros
+for that block (keeping the switch state consistent), the block's result is NaN and
+the all-reduce reports the failure (``hosts.worker.NonFiniteInputError``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+INT32_MAX = 2**31 - 1
+FIELD_OFFSET = 2
+"""Exponent field = bound exponent b - FIELD_OFFSET."""
+BOUND_EXP_MIN = -126
+BOUND_EXP_MAX = 128
+EXP_EMPTY = BOUND_EXP_MIN - FIELD_OFFSET  # -128: an all-zero (or absent) block
+EXP_NONFINITE = 127
+MAX_WORKERS = 32
+
+Floats = npt.NDArray[np.float32]
+Ints = npt.NDArray[np.int32]
+Fields = npt.NDArray[np.int8]
+_ZERO_EXP = -(1 << 12)  # the exponent given to zeros: any bound shifts them to 0
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Blocks split for quantization: finite values (float64, pow2 scaling only),
+    |mantissa| * Q, the exponent (x = mantissa * 2**(exponent - 24)) and the sign:
+    11 bytes per value (19 with pow2)."""
+
+    x: npt.NDArray[np.float64]
+    prod: npt.NDArray[np.int64]
+    ex: npt.NDArray[np.int16]
+    neg: npt.NDArray[np.bool_]
+
+
+class Scaling(enum.Enum):
+    TIGHT = "tight"
+    POW2 = "pow2"
+
+
+def share(n: int) -> int:
+    """Q: the largest |int32| one of ``n`` workers may contribute."""
+    return INT32_MAX // n
+
+
+@dataclass(frozen=True)
+class Quantizer:
+    """The block quantizer of one job: ``n`` workers, one scaling mode."""
+
+    n: int
+    scaling: Scaling = Scaling.TIGHT
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.n, int) or not 1 <= self.n <= MAX_WORKERS:
+            raise ValueError(f"quantizer: number of workers {self.n!r} is not in "
+                             f"[1, {MAX_WORKERS}]")
+        if not isinstance(self.scaling, Scaling):
+            raise ValueError(f"quantizer: scaling {self.scaling!r} is not one of "
+                             f"{[s.value for s in Scaling]}")
+
+    @property
+    def q(self) -> int:
+        return share(self.n)
+
+    @property
+    def log2_q(self) -> int:
+        return self.q.bit_length() - 1
+
+    # -------------------------------------------------------------- exponents
+
+    @staticmethod
+    def propose(blocks: Floats) -> Fields:
+        """Exponent field proposals, one per row of ``blocks`` (shape (C, K))."""
+        blocks = np.asarray(blocks)
+        if blocks.ndim != 2:
+            raise ValueError(f"quantizer: blocks must be 2-D (chunks, K), got {blocks.shape}")
+        if blocks.shape[0] == 0:
+            return np.zeros(0, dtype=np.int8)
+        if blocks.shape[1] == 0:
+            return np.full(blocks.shape[0], EXP_EMPTY, dtype=np.int8)
+        peak = np.abs(blocks).max(axis=1).astype(np.float64)
+        finite = np.isfinite(peak)
+        frac, ex = np.frexp(np.where(finite, peak, 0.0))
+        b = np.where(frac == 0.5, ex - 1, ex)  # max |x| <= 2**b, the least such b
+        b = np.where(peak == 0, BOUND_EXP_MIN, b)
+        b = np.clip(b, BOUND_EXP_MIN, BOUND_EXP_MAX)
+        fields = np.where(finite, b - FIELD_OFFSET, EXP_NONFINITE)
+        return fields.astype(np.int8)
+
+    @staticmethod
+    def bound_exponent(fields: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        return np.asarray(fields, dtype=np.int64) + FIELD_OFFSET
+
+    def scale(self, fields: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """The factor f of each block (NaN for a NONFINITE field)."""
+        f = np.asarray(fields, dtype=np.int64)
+        b = f + FIELD_OFFSET
+        if self.scaling is Scaling.TIGHT:
+            out = self.q / np.ldexp(1.0, b)
+        else:
+            out = np.ldexp(1.0, self.log2_q - b)
+        return np.where(f == EXP_NONFINITE, np.nan, out)
+
+    def error_bound(self, fields: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Largest |error| of an N-way sum per element, before rounding to float32."""
+        return self.n * 0.5 / self.scale(fields)
+
+    # ---------------------------------------------------------- quantization
+
+    def prepare(self, blocks: Floats) -> Prepared:
+        """Split every value into sign, mantissa and exponent once, so that quantizing
+        a row for its agreed exponent later costs a few integer operations."""
+        x = np.asarray(blocks, dtype=np.float32)
+        if x.ndim != 2:
+            raise ValueError(f"quantizer: blocks must be 2-D (chunks, K), got {x.shape}")
+        x64 = np.where(np.isfinite(x), x, np.float32(0)).astype(np.float64)
+        frac, ex = np.frexp(x64)
+        mant = np.ldexp(frac, 24).astype(np.int64)  # exact: float32 has 24 bits
+        ex = np.where(mant == 0, _ZERO_EXP, ex).astype(np.int16)
+        keep = x64 if self.scaling is Scaling.POW2 else np.zeros((0, 0))
+        return Prepared(keep, np.abs(mant) * self.q, ex, mant < 0)
+
+    def quantize(self, blocks: Floats, fields: npt.ArrayLike) -> Ints:
+        """int32 blocks for the agreed ``fields`` (one per row); NONFINITE rows -> 0.
+
+        Every ``|x|`` must be ``<= 2**b`` for its row's bound exponent b (true for the
+        agreed exponent, a maximum over all proposals); a value beyond raises."""
+        prep = self.prepare(blocks)
+        f = np.asarray(fields, dtype=np.int64).reshape(-1)
+        if f.shape[0] != prep.ex.shape[0]:
+            raise ValueError(f"quantizer: {f.shape[0]} exponents for {prep.ex.shape[0]} "
+                             f"blocks")
+        b = np.where(f == EXP_NONFINITE, BOUND_EXP_MAX, f + FIELD_OFFSET).reshape(-1, 1)
+        if np.any(prep.ex > b + 1) or np.any((prep.ex == b + 1) & (prep.prod != self.q << 23)):
+            raise ValueError("quantizer: a value exceeds the agreed exponent's bound")
+        return self.quantize_rows(prep, 0, f)
+
+    def quantize_rows(self, prep: Prepared, first: int, fields: npt.ArrayLike) -> Ints:
+        """Rows ``first, first + 1, ...`` of prepared blocks, one per agreed field
+        (the hot path: no checks)."""
+        f = np.asarray(fields, dtype=np.int64).reshape(-1, 1)
+        rows = slice(first, first + f.shape[0])
+        bad = f == EXP_NONFINITE
+        b = f + FIELD_OFFSET
+        if self.scaling is Scaling.POW2:
+            y = np.rint(np.ldexp(prep.x[rows], self.log2_q - b))  # exact scaling
+            return np.where(bad, 0, y).astype(np.int32)
+        # x * Q / 2**b = mant * Q / 2**shift; zeros have a huge shift
+        shift = np.minimum(b + 24 - prep.ex[rows].astype(np.int64), 62)
+        prod = prep.prod[rows]
+        mag = (prod + (np.int64(1) << (shift - 1))) >> shift  # round half away from 0
+        out = np.where(prep.neg[rows], -mag, mag)
+        return np.where(bad, 0, out).astype(np.int32)
+
+    def dequantize(self, sums: Ints, fields: npt.ArrayLike) -> Floats:
+        """float32 blocks from the switch's int32 sums; NONFINITE rows -> NaN."""
+        s = np.asarray(sums).astype(np.float64)
+        f = np.asarray(fields, dtype=np.int64).reshape(-1, 1)
+        b = f + FIELD_OFFSET
+        if self.scaling is Scaling.TIGHT:
+            out = np.ldexp(s, b) / self.q
+        else:
+            out = np.ldexp(s, b - self.log2_q)
+        out = np.where(f == EXP_NONFINITE, np.nan, out)
+        with np.errstate(over="ignore"):
+            return out.astype(np.float32)

@@ -1,0 +1,98 @@
+"""In-network all-reduce from a worker's side: ``Worker.allreduce`` and ``allreduce``.
+
+``Worker`` drives ``hosts.protocol.AllReduceRun`` over a transport and keeps what must
+survive between the all-reduces of a job: where the wire chunk sequence continues
+(so each slot keeps alternating versions), and the lifetime counters.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from hosts.protocol import (
+    AllReduceError,
+    AllReduceRun,
+    NonFiniteInputError,
+    WorkerSettings,
+    WorkerStats,
+    check_job,
+    check_tensor,
+)
+from hosts.transport import Transport
+
+
+@dataclass
+class AllReduceResult:
+    values: npt.NDArray[np.float32]
+    stats: WorkerStats
+    seconds: float
+
+
+@dataclass
+class Worker:
+    """One worker of job ``job_id`` (``num_workers`` workers in all)."""
+
+    transport: Transport
+    job_id: int
+    num_workers: int
+    settings: WorkerSettings = field(default_factory=WorkerSettings)
+    clock: Callable[[], float] = time.monotonic
+
+    def __post_init__(self) -> None:
+        check_job(self.job_id, self.num_workers)
+        self.settings.check()
+        self.next_base = 0
+        self.stats = WorkerStats()
+        self.broken: str | None = None
+
+    def allreduce(self, array: npt.NDArray[np.float32]) -> AllReduceResult:
+        """The element-wise sum over all workers of ``array`` (float32, same shape)."""
+        if self.broken is not None:
+            raise AllReduceError(f"job {self.job_id}: an earlier all-reduce failed "
+                                 f"({self.broken}); the job's switch state must be reset")
+        check_tensor(array)
+        run = AllReduceRun(array, self.job_id, self.num_workers, self.settings,
+                           base=self.next_base)
+        t0 = self.clock()
+        try:
+            self._drive(run)
+        except AllReduceError as e:
+            self.broken = str(e)
+            raise
+        finally:
+            self.stats.add(run.stats)
+        self.next_base = run.end
+        seconds = self.clock() - t0
+        return AllReduceResult(run.result(), run.stats, seconds)
+
+    def _drive(self, run: AllReduceRun) -> None:
+        clock, transport = self.clock, self.transport
+        transport.send(run.start(clock()))
+        while not run.done:
+            deadline = run.next_deadline()
+            wait = 0.0 if deadline is None else max(deadline - clock(), 0.0)
+            datagrams = transport.recv(wait)
+            now = clock()
+            out: list[bytes] = []
+            for d in datagrams:
+                out += run.on_packet(d, now)
+            out += run.on_timer(now)
+            if out:
+                transport.send(out)
+
+
+def allreduce(array: npt.NDArray[np.float32], *, job_id: int, num_workers: int,
+              transport: Transport, settings: WorkerSettings | None = None
+              ) -> npt.NDArray[np.float32]:
+    """One all-reduce on a job whose switch slots are fresh. For several all-reduces
+    on the same job, keep one ``Worker`` (it continues the slot versions)."""
+    worker = Worker(transport, job_id, num_workers, settings or WorkerSettings())
+    return worker.allreduce(array).values
+
+
+__all__ = ["AllReduceError", "AllReduceResult", "NonFiniteInputError", "Worker", "allreduce"]

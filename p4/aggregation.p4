@@ -1,0 +1,309 @@
+/* In-network aggregation (a SwitchML-like all-reduce over a tree of switches) plus
+ * IPv4 forwarding, for v1model.
+ *
+ * Workers send chunks of INA_K int32 values to UDP port INA_UDP_PORT; each chunk uses
+ * one (slot, version) cell of the job's region of the register arrays. This switch
+ * adds the contributions of its children (workers or child switches) and, once all of
+ * them have contributed, either multicasts the aggregate as a RESULT to its children
+ * (the root of the job's tree) or sends it upstream to its parent as one contribution.
+ *
+ * Control plane (the table, action and parameter names are a contract):
+ *  - ina_job (job_id, ingress_port) -> ina_child(child_index, fan_in, is_root,
+ *    parent_port, mcast_grp, region_base): one entry per child port of the job, and on
+ *    a non-root switch one for the parent port too (same parameters; its child_index
+ *    is not used): RESULTs are accepted only on that entry's port, contributions never.
+ *    child_index is the child's bit in the cell bitmap (< 32); fan_in is how many
+ *    children there are; mcast_grp replicates once to every child port. A miss drops.
+ *  - ina_result_rewrite (egress_port) -> set_dst(dmac, dip, sip): a RESULT leaving on
+ *    that port goes to that worker (Ethernet/IPv4 destination) from the aggregator
+ *    address sip.
+ *  - ipv4_lpm: as in ipv4_forward.p4 (but IPv4 packets with options are dropped).
+ * A region of S slots starting at region_base uses cells (region_base + s) * 2 + v;
+ * the controller must zero them (ina_bitmap at least) before giving them to a job. The
+ * switch cannot tell where a region ends: a worker's slot must stay below the job's S.
+ *
+ * Defines: INA_K (values per packet: 8, 16, 32, 64; default 64) and INA_SLOTS (slots in
+ * the register arrays, shared by all jobs; default 256). */
+#include <core.p4>
+#include <v1model.p4>
+#include "include/aggregation_headers.p4"
+
+#ifndef INA_SLOTS
+#define INA_SLOTS 256
+#endif
+#define INA_CELLS (INA_SLOTS * 2)
+
+struct headers_t {
+    ethernet_t   ethernet;
+    ipv4_t       ipv4;
+    udp_t        udp;
+    ina_t        ina;
+    ina_values_t values;
+}
+
+/* The matched ina_job entry's parameters. */
+struct metadata_t {
+    bit<16> child_index;
+    bit<16> fan_in;
+    bit<1>  is_root;
+    bit<9>  parent_port;
+    bit<16> mcast_grp;
+    bit<32> region_base;
+}
+
+parser InaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
+    state start {
+        packet.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            ETHERTYPE_IPV4: parse_ipv4;
+            default: accept;
+        }
+    }
+    state parse_ipv4 {
+        packet.extract(hdr.ipv4);
+        transition select(hdr.ipv4.ihl, hdr.ipv4.protocol) {
+            (5, IPPROTO_UDP): parse_udp;
+            default: accept;
+        }
+    }
+    state parse_udp {
+        packet.extract(hdr.udp);
+        transition select(hdr.udp.dst_port) {
+            INA_UDP_PORT: parse_ina;
+            default: accept;
+        }
+    }
+    state parse_ina {
+        packet.extract(hdr.ina);
+        /* A packet too short for its values leaves hdr.values invalid (BMv2 does not
+         * drop on parser errors); the ingress drops it. */
+        packet.extract(hdr.values);
+        transition accept;
+    }
+}
+
+control InaVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
+    apply {
+        verify_checksum(hdr.ipv4.isValid() && hdr.ipv4.ihl == 5,
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv, hdr.ipv4.total_len,
+              hdr.ipv4.identification, hdr.ipv4.flags, hdr.ipv4.frag_offset,
+              hdr.ipv4.ttl, hdr.ipv4.protocol, hdr.ipv4.src_addr, hdr.ipv4.dst_addr },
+            hdr.ipv4.hdr_checksum, HashAlgorithm.csum16);
+    }
+}
+
+/* One register array per value lane, and the three statements the ingress applies to
+ * every lane of a cell: the first writer replaces, later ones add (int32 wraps), and a
+ * retransmission of a complete cell reads the aggregate back. */
+#define INA_DECLARE_LANE(i) register<int<32>>(INA_CELLS) ina_lane_##i;
+#define INA_REPLACE_LANE(i) ina_lane_##i.write(cell, hdr.values.v##i);
+#define INA_ADD_LANE(i) \
+    ina_lane_##i.read(lane, cell); \
+    lane = lane + hdr.values.v##i; \
+    ina_lane_##i.write(cell, lane); \
+    hdr.values.v##i = lane;
+#define INA_READ_LANE(i) ina_lane_##i.read(hdr.values.v##i, cell);
+
+control InaIngress(inout headers_t hdr, inout metadata_t meta,
+                   inout standard_metadata_t standard_metadata) {
+    /* Per cell: the children that have contributed (bit child_index), how many of them
+     * (== fan_in: complete; kept until the cell's next first writer, because children
+     * that move on to the other version clear their bit here), and the max exponent. */
+    register<bit<32>>(INA_CELLS) ina_bitmap;
+    register<bit<32>>(INA_CELLS) ina_count;
+    register<int<8>>(INA_CELLS) ina_exponent;
+    INA_FOR_EACH_LANE(INA_DECLARE_LANE)
+
+    action drop() {
+        mark_to_drop(standard_metadata);
+    }
+
+    action forward(bit<9> port, mac_addr_t dst_mac) {
+        standard_metadata.egress_spec = port;
+        hdr.ethernet.src_addr = hdr.ethernet.dst_addr;
+        hdr.ethernet.dst_addr = dst_mac;
+        hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+    }
+
+    table ipv4_lpm {
+        key = { hdr.ipv4.dst_addr: lpm; }
+        actions = { forward; drop; }
+        default_action = drop();
+        size = 1024;
+    }
+
+    action ina_child(bit<16> child_index, bit<16> fan_in, bit<1> is_root,
+                     bit<9> parent_port, bit<16> mcast_grp, bit<32> region_base) {
+        meta.child_index = child_index;
+        meta.fan_in = fan_in;
+        meta.is_root = is_root;
+        meta.parent_port = parent_port;
+        meta.mcast_grp = mcast_grp;
+        meta.region_base = region_base;
+    }
+
+    table ina_job {
+        key = {
+            hdr.ina.job_id: exact;
+            standard_metadata.ingress_port: exact;
+        }
+        actions = { ina_child; drop; }
+        default_action = drop();
+        size = 1024;
+    }
+
+    apply {
+        /* Not IPv4, or IPv4 with options (whose checksum this program could not
+         * update): dropped. */
+        if (!hdr.ipv4.isValid() || hdr.ipv4.ihl != 5) {
+            drop();
+            return;
+        }
+        if (!hdr.ina.isValid()) {
+            if (hdr.ipv4.ttl > 1) {
+                ipv4_lpm.apply();
+            } else {
+                drop();
+            }
+            return;
+        }
+
+        /* An aggregation packet. */
+        if (!hdr.values.isValid() || hdr.ina.version > 1) {
+            drop();
+            return;
+        }
+        if (!ina_job.apply().hit) {
+            drop();  /* whatever the default action is: jobs are isolated */
+            return;
+        }
+        hdr.udp.checksum = 0;  /* the payload changes; 0 means "no checksum" */
+        bool from_parent = meta.is_root == 0
+            && standard_metadata.ingress_port == meta.parent_port;
+        if ((hdr.ina.flags & INA_FLAG_RESULT) != 0) {
+            /* A RESULT comes down the tree: only from the parent, to every child. */
+            if (from_parent) {
+                standard_metadata.mcast_grp = meta.mcast_grp;
+            } else {
+                drop();
+            }
+            return;
+        }
+        if (from_parent || meta.child_index >= 32) {
+            drop();
+            return;
+        }
+
+        /* A contribution from child meta.child_index. */
+        bit<32> me = (bit<32>)1 << meta.child_index;
+        bit<32> cell = ((meta.region_base + (bit<32>)hdr.ina.slot) << 1)
+            | (bit<32>)hdr.ina.version;
+        if (cell >= INA_CELLS) {
+            drop();
+            return;
+        }
+        bit<32> bitmap;
+        bit<32> count;
+        int<8> exponent;
+        int<32> lane;
+        ina_bitmap.read(bitmap, cell);
+        ina_count.read(count, cell);
+        ina_exponent.read(exponent, cell);
+        bool fresh = (bitmap & me) == 0;
+        if (fresh) {
+            /* Having sent this version, the child has the other version's result:
+             * its bit there goes, so that cell can be reused. */
+            bit<32> other_bitmap;
+            ina_bitmap.read(other_bitmap, cell ^ 1);
+            ina_bitmap.write(cell ^ 1, other_bitmap & ~me);
+            ina_bitmap.write(cell, bitmap | me);
+            if (bitmap == 0) {
+                count = 1;
+                INA_FOR_EACH_LANE(INA_REPLACE_LANE)
+            } else {
+                count = count + 1;
+                if (exponent > hdr.ina.exponent) {
+                    hdr.ina.exponent = exponent;
+                }
+                INA_FOR_EACH_LANE(INA_ADD_LANE)
+            }
+            ina_count.write(cell, count);
+            ina_exponent.write(cell, hdr.ina.exponent);
+            if (count != (bit<32>)meta.fan_in) {
+                drop();  /* absorbed */
+                return;
+            }
+        } else {
+            /* A retransmission: answered only once the cell is complete. */
+            if (count != (bit<32>)meta.fan_in) {
+                drop();
+                return;
+            }
+            hdr.ina.exponent = exponent;
+            INA_FOR_EACH_LANE(INA_READ_LANE)
+        }
+
+        /* The cell is complete and the packet carries its aggregate. */
+        if (meta.is_root == 1) {
+            hdr.ina.flags = hdr.ina.flags | INA_FLAG_RESULT;
+            if (fresh) {
+                standard_metadata.mcast_grp = meta.mcast_grp;
+            } else {
+                standard_metadata.egress_spec = standard_metadata.ingress_port;
+            }
+        } else {
+            /* Upstream as one contribution of this switch; a retransmission re-sends
+             * it, and the parent either absorbs it or answers with the RESULT. */
+            standard_metadata.egress_spec = meta.parent_port;
+        }
+    }
+}
+
+control InaEgress(inout headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
+    /* The Ethernet source becomes the address the frame was sent to (the switch's MAC
+     * that the workers address), as forward() does. */
+    action set_dst(mac_addr_t dmac, ipv4_addr_t dip, ipv4_addr_t sip) {
+        hdr.ethernet.src_addr = hdr.ethernet.dst_addr;
+        hdr.ethernet.dst_addr = dmac;
+        hdr.ipv4.dst_addr = dip;
+        hdr.ipv4.src_addr = sip;
+    }
+
+    table ina_result_rewrite {
+        key = { standard_metadata.egress_port: exact; }
+        actions = { set_dst; NoAction; }
+        default_action = NoAction();
+        size = 512;
+    }
+
+    apply {
+        if (hdr.ina.isValid() && (hdr.ina.flags & INA_FLAG_RESULT) != 0) {
+            ina_result_rewrite.apply();
+        }
+    }
+}
+
+control InaComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
+    apply {
+        update_checksum(hdr.ipv4.isValid() && hdr.ipv4.ihl == 5,
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv, hdr.ipv4.total_len,
+              hdr.ipv4.identification, hdr.ipv4.flags, hdr.ipv4.frag_offset,
+              hdr.ipv4.ttl, hdr.ipv4.protocol, hdr.ipv4.src_addr, hdr.ipv4.dst_addr },
+            hdr.ipv4.hdr_checksum, HashAlgorithm.csum16);
+    }
+}
+
+control InaDeparser(packet_out packet, in headers_t hdr) {
+    apply {
+        packet.emit(hdr.ethernet);
+        packet.emit(hdr.ipv4);
+        packet.emit(hdr.udp);
+        packet.emit(hdr.ina);
+        packet.emit(hdr.values);
+    }
+}
+
+V1Switch(InaParser(), InaVerifyChecksum(), InaIngress(), InaEgress(), InaComputeChecksum(),
+         InaDeparser()) main;

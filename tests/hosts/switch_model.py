@@ -1,0 +1,261 @@
+"""A pure-Python model of the aggregation switch (design doc + packet contract), and
+a discrete-event network that runs worker state machines against it.
+
+The model works on UDP payloads. Its state follows ``p4/aggregation.p4``: per cell
+(slot, version) a bitmap of contributors, a count (complete when it equals the fan-in,
+kept until the cell's next first writer), the max exponent and K int32 lanes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hosts.protocol import AllReduceRun
+from hosts.wire import FLAG_RESULT, HEADER, HEADER_SIZE
+
+Out = list[tuple[int, bytes]]
+
+
+@dataclass(frozen=True)
+class ChildRow:
+    """One ``ina_job`` entry: what the switch knows about (job, ingress port)."""
+
+    child_index: int
+    fan_in: int
+    is_root: bool
+    parent_port: int
+    group: tuple[int, ...]  # the job's multicast replicas: one per child port
+    region_base: int = 0
+
+
+@dataclass
+class Cell:
+    bitmap: int = 0
+    count: int = 0
+    exponent: int = 0
+    values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+
+
+class SwitchModel:
+    def __init__(self, k: int, slots: int = 256) -> None:
+        self.k = k
+        self.slots = slots
+        self.rows: dict[tuple[int, int], ChildRow] = {}
+        self.cells: dict[int, Cell] = {}
+        self.processed = 0
+
+    def add_row(self, job: int, port: int, row: ChildRow) -> None:
+        self.rows[(job, port)] = row
+
+    def process(self, port: int, payload: bytes) -> Out:
+        self.processed += 1
+        if len(payload) != HEADER_SIZE + 4 * self.k:
+            return []
+        job, slot, version, flags, exponent, res, chunk = HEADER.unpack_from(payload)
+        row = self.rows.get((job, port))
+        if row is None or version > 1:
+            return []  # isolation
+        from_parent = not row.is_root and port == row.parent_port
+        if flags & FLAG_RESULT:
+            return [(p, payload) for p in row.group] if from_parent else []
+        if from_parent or row.child_index >= 32:
+            return []
+        index = ((row.region_base + slot) << 1) | version
+        if index >= self.slots * 2:
+            return []
+        me = 1 << row.child_index
+        cell = self.cells.setdefault(index, Cell(values=np.zeros(self.k, dtype=np.int32)))
+        values = np.frombuffer(payload, dtype=">i4", offset=HEADER_SIZE).astype(np.int32)
+        fresh = not cell.bitmap & me
+        if fresh:
+            other = self.cells.get(index ^ 1)
+            if other is not None:
+                other.bitmap &= ~me
+            if cell.bitmap == 0:
+                cell.count, cell.exponent, cell.values = 1, exponent, values
+            else:
+                cell.count += 1
+                cell.exponent = max(cell.exponent, exponent)
+                with np.errstate(over="ignore"):
+                    cell.values = (cell.values.astype(np.int64) + values).astype(np.int32)
+            cell.bitmap |= me
+            if cell.count != row.fan_in:
+                return []
+        elif cell.count != row.fan_in:
+            return []
+        out = (HEADER.pack(job, slot, version, flags, cell.exponent, res, chunk)
+               + cell.values.astype(">i4").tobytes())
+        if not row.is_root:
+            return [(row.parent_port, out)]
+        out = out[:5] + struct.pack("B", flags | FLAG_RESULT) + out[6:]
+        return [(p, out) for p in row.group] if fresh else [(port, out)]
+
+
+def single_switch(job: int, n: int, k: int, slots: int = 256, base: int = 0) -> SwitchModel:
+    """One root switch, worker i behind port i + 1."""
+    sw = SwitchModel(k, slots)
+    group = tuple(range(1, n + 1))
+    for i in range(n):
+        sw.add_row(job, i + 1, ChildRow(i, n, True, 0, group, base))
+    return sw
+
+
+# ------------------------------------------------------------------- network
+
+
+@dataclass
+class Impairments:
+    """Per traversal of a link: loss and duplication probabilities; ``jitter``
+    reorders packets going down (switch -> worker or child switch). Links going up stay
+    FIFO, as Ethernet links are: the protocol (like SwitchML's) relies on a worker's
+    packets not overtaking each other."""
+
+    loss: float = 0.0
+    duplicate: float = 0.0
+    jitter: float = 0.0
+
+
+Endpoint = tuple[str, int]  # ("w", worker) or ("s", switch)
+
+
+@dataclass
+class Network:
+    """Workers and switches joined by links, simulated in virtual time."""
+
+    switches: list[SwitchModel]
+    # (switch, port) -> what is behind it; and each worker's (switch, port)
+    links: dict[tuple[int, int], tuple[Endpoint, int]]
+    impair: Impairments = field(default_factory=Impairments)
+    latency: float = 10e-6
+    seed: int = 0
+    up_ports: set[tuple[int, int]] = field(default_factory=set)  # switch -> parent
+    dropped: int = 0
+    duplicated: int = 0
+    now: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+        self.heap: list[tuple[float, int, Callable[[float], None]]] = []
+        self.seq = 0
+        self.fifo: dict[tuple[str, int, int], float] = {}
+        self.uplink: dict[int, tuple[int, int]] = {}
+        for (sw, port), (ep, _) in self.links.items():
+            if ep[0] == "w":
+                self.uplink[ep[1]] = (sw, port)
+
+    def at(self, t: float, fn: Callable[[float], None]) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (t, self.seq, fn))
+
+    def _transmit(self, now: float, key: tuple[str, int, int], down: bool,
+                  deliver: Callable[[float], None]) -> None:
+        copies = 1
+        if self.rng.random() < self.impair.duplicate:
+            copies = 2
+            self.duplicated += 1
+        for _ in range(copies):
+            if self.rng.random() < self.impair.loss:
+                self.dropped += 1
+                continue
+            t = now + self.latency
+            if down and self.impair.jitter:
+                t += self.rng.random() * self.impair.jitter
+            else:
+                t = max(t, self.fifo.get(key, 0.0) + 1e-9)
+                self.fifo[key] = t
+            self.at(t, deliver)
+
+    def worker_send(self, now: float, worker: int, payloads: Sequence[bytes]) -> None:
+        sw, port = self.uplink[worker]
+        for p in payloads:
+            self._transmit(now, ("up", sw, port), False,
+                           lambda t, p=p: self._at_switch(t, sw, port, p))
+
+    def _at_switch(self, now: float, sw: int, port: int, payload: bytes) -> None:
+        for out_port, data in self.switches[sw].process(port, payload):
+            ep, peer_port = self.links[(sw, out_port)]
+            if ep[0] == "w":
+                self._transmit(now, ("down", sw, out_port), True,
+                               lambda t, w=ep[1], d=data: self.on_worker(t, w, d))
+            else:
+                up = (sw, out_port) in self.up_ports
+                self._transmit(now, ("sw", sw, out_port), not up,
+                               lambda t, s=ep[1], pp=peer_port, d=data:
+                               self._at_switch(t, s, pp, d))
+
+    on_worker: Callable[[float, int, bytes], None] = lambda t, w, d: None  # noqa: E731
+
+
+def run_workers(net: Network, runs: Sequence[AllReduceRun], *,
+                time_limit: float = 1e4) -> float:
+    """Run the state machines to completion in virtual time (continuing the
+    network's clock); returns how long they took. Packets still in flight stay queued
+    and reach the next runs."""
+    armed: list[float] = [float("inf")] * len(runs)
+
+    def arm(i: int) -> None:
+        d = runs[i].next_deadline()
+        if d is not None and d < armed[i]:
+            armed[i] = d
+            net.at(d, lambda t, i=i: timer(t, i))
+
+    def timer(t: float, i: int) -> None:
+        armed[i] = float("inf")
+        net.worker_send(t, i, runs[i].on_timer(t))
+        arm(i)
+
+    def on_worker(t: float, i: int, data: bytes) -> None:
+        net.worker_send(t, i, runs[i].on_packet(data, t))
+        arm(i)
+
+    net.on_worker = on_worker
+    start = net.now
+    for i, r in enumerate(runs):
+        net.worker_send(start, i, r.start(start))
+        arm(i)
+    while net.heap and not all(r.done for r in runs):
+        net.now, _, fn = heapq.heappop(net.heap)
+        if net.now - start > time_limit:
+            raise AssertionError(f"simulation passed {time_limit} s of virtual time")
+        fn(net.now)
+    return net.now - start
+
+
+def star(job: int, n: int, k: int, impair: Impairments | None = None, seed: int = 0,
+         slots: int = 256) -> Network:
+    sw = single_switch(job, n, k, slots)
+    links = {(0, i + 1): (("w", i), 0) for i in range(n)}
+    return Network([sw], links, impair or Impairments(), seed=seed)
+
+
+def two_level(job: int, leaves: Sequence[int], k: int, impair: Impairments | None = None,
+              seed: int = 0) -> Network:
+    """A root switch 0 with one leaf switch per entry of ``leaves`` (its worker
+    count) behind root port j + 1; the leaf's workers are behind its ports 1.. and
+    its parent is on port 100. Workers are numbered leaf by leaf."""
+    root = SwitchModel(k)
+    switches = [root]
+    links: dict[tuple[int, int], tuple[Endpoint, int]] = {}
+    rgroup = tuple(range(1, len(leaves) + 1))
+    w = 0
+    for j, count in enumerate(leaves):
+        leaf = SwitchModel(k)
+        s = len(switches)
+        switches.append(leaf)
+        root.add_row(job, j + 1, ChildRow(j, len(leaves), True, 0, rgroup))
+        links[(0, j + 1)] = (("s", s), 100)
+        links[(s, 100)] = (("s", 0), j + 1)
+        group = tuple(range(1, count + 1))
+        leaf.add_row(job, 100, ChildRow(0, count, False, 100, group))
+        for c in range(count):
+            leaf.add_row(job, c + 1, ChildRow(c, count, False, 100, group))
+            links[(s, c + 1)] = (("w", w), 0)
+            w += 1
+    return Network(switches, links, impair or Impairments(), seed=seed,
+                   up_ports={(s, 100) for s in range(1, len(switches))})

@@ -1,0 +1,550 @@
+"""Write the STF tests of ``p4/aggregation.p4`` into ``tests/p4/aggregation/``.
+
+    python tests/p4/gen_aggregation_stf.py
+
+Each scenario states its packets and the packets the switch must emit; the expected
+sums are written out or computed with plain integer arithmetic (``wrap32``), never by a
+model of the switch. The first line of each file names the ``-D`` options it needs.
+``test_aggregation_stf.py`` checks that the files are what this script writes.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from agg_frames import (
+    AGGREGATOR_IP,
+    FLAG_RESULT,
+    INA_UDP_PORT,
+    SWITCH_MAC,
+    Agg,
+    Host,
+    Stf,
+    agg_frame,
+    contribution,
+    ethernet,
+    ipv4,
+    result_for,
+    udp,
+    worker,
+    wrap32,
+)
+
+STF_DIR = Path(__file__).resolve().parent / "aggregation"
+K8 = "-D INA_K=8"
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+
+
+def cell(region_base: int, slot: int, version: int) -> int:
+    """The register index of (slot, version) in a region, as the contract fixes it."""
+    return (region_base + slot) * 2 + version
+
+
+def sums(*vectors: list[int]) -> list[int]:
+    return [wrap32(sum(lane)) for lane in zip(*vectors, strict=True)]
+
+
+def root_job(stf: Stf, job: int, workers: list[Host], *, region_base: int = 0,
+             mcast_grp: int = 1, node: int = 0) -> None:
+    """Workers as children 0, 1, ... of job ``job`` on a root switch, one multicast
+    group on their ports and the RESULT rewrite towards each of them."""
+    for index, w in enumerate(workers):
+        stf.add_child(job, w.port, child_index=index, fan_in=len(workers),
+                      mcast_grp=mcast_grp, region_base=region_base)
+    stf.multicast_group(mcast_grp, [w.port for w in workers], node)
+
+
+def rewrites(stf: Stf, workers: list[Host]) -> None:
+    for w in workers:
+        stf.add_rewrite(w)
+
+
+def expect_results(stf: Stf, workers: list[Host], agg: Agg) -> None:
+    for w in workers:
+        stf.expect(w.port, result_for(w, agg))
+
+
+# ----------------------------------------------------------------------------- scenarios
+
+
+def two_workers() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "Two workers complete slot 3, version 0 of job 7: the values are summed\n"
+                "with int32 wrap-around, the exponent is the larger one (signed), and the\n"
+                "RESULT goes to both workers, rewritten to each.")
+    w1, w2 = worker(1), worker(2)
+    root_job(stf, 7, [w1, w2])
+    rewrites(stf, [w1, w2])
+    a = [1, -1, INT_MAX, INT_MIN, 100, -100, 0x12345678, 0]
+    b = [2, -1, 1, -1, -300, 50, 5, 0]
+    total = sums(a, b)
+    assert total[2] == INT_MIN and total[3] == INT_MAX
+    stf.blank()
+    stf.comment("Worker 1 first: absorbed, nothing comes out.")
+    stf.packet(1, contribution(w1, Agg(7, 3, 0, chunk=3, values=a, exponent=-1)))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(0, 3, 0), 0b01)
+    stf.register_read("ina_count", cell(0, 3, 0), 1)
+    stf.register_read("ina_lane_0", cell(0, 3, 0), 1)
+    stf.blank()
+    stf.comment("Worker 2 completes the slot: RESULT to ports 1 and 2 (with UDP checksum 0\n"
+                "although this contribution has one).")
+    stf.packet(2, contribution(w2, Agg(7, 3, 0, chunk=3, values=b, exponent=1),
+                               udp_checksum=0xABCD))
+    expect_results(stf, [w1, w2], Agg(7, 3, 0, chunk=3, values=total, exponent=1,
+                                      flags=FLAG_RESULT))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(0, 3, 0), 0b11)
+    stf.register_read("ina_count", cell(0, 3, 0), 2)
+    stf.register_read("ina_lane_0", cell(0, 3, 0), 3)
+    stf.blank()
+    stf.comment("The root accepts no RESULT (it has no parent), not even from a child.")
+    stf.packet(1, contribution(w1, Agg(7, 4, 0, chunk=4, values=a, flags=FLAG_RESULT)))
+    stf.wait()
+    return stf
+
+
+def three_workers() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "Three workers, two slots filled in interleaved orders; a slot completes\n"
+                "only with the third contribution and then goes to all three workers.\n"
+                "Reserved flag bits and the reserved byte are carried through.")
+    ws = [worker(1), worker(2), worker(3)]
+    root_job(stf, 1, ws)
+    rewrites(stf, ws)
+    vals = {
+        (1, 0): [10, 20, 30, 40, 50, 60, 70, 80],
+        (2, 0): [-1, -2, -3, -4, -5, -6, -7, -8],
+        (3, 0): [1000, 0, INT_MAX, 0, 7, 7, 7, 7],
+        (1, 1): [1, 1, 1, 1, 1, 1, 1, 1],
+        (2, 1): [2, 2, 2, 2, 2, 2, 2, 2],
+        (3, 1): [INT_MIN, 3, 3, 3, 3, 3, 3, 3],
+    }
+    order = [(1, 0), (3, 1), (2, 0), (1, 1), (2, 1), (3, 0)]
+    done = {(2, 1): 1, (3, 0): 0}
+    for n, s in order:
+        stf.blank()
+        sender = ws[n - 1]
+        flags = 0x80 if s == 1 else 0
+        stf.packet(n, contribution(sender, Agg(1, s, 0, chunk=s, values=vals[n, s],
+                                               flags=flags, reserved=0x5A)))
+        if (n, s) in done:
+            total = sums(vals[1, s], vals[2, s], vals[3, s])
+            expect_results(stf, ws, Agg(1, s, 0, chunk=s, values=total, reserved=0x5A,
+                                        flags=flags | FLAG_RESULT))
+        stf.wait()
+    stf.register_read("ina_count", cell(0, 0, 0), 3)
+    stf.register_read("ina_bitmap", cell(0, 1, 0), 0b111)
+    return stf
+
+
+def first_writer() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "Slot 2 used three times (versions 0, 1, 0): the first contribution of a\n"
+                "round replaces the stale values and exponent of the cell, and a child\n"
+                "that sends one version clears its bit in the other.")
+    w1, w2 = worker(1), worker(2)
+    root_job(stf, 3, [w1, w2])
+    rewrites(stf, [w1, w2])
+    c0, c1 = cell(0, 2, 0), cell(0, 2, 1)
+    stf.blank()
+    stf.comment("Leftovers in the version-1 cell (e.g. from an earlier job).")
+    stf.raw(f"register_write ina_lane_0 {c1} 12345")
+    stf.raw(f"register_write ina_exponent {c1} 100")
+    rounds = [
+        (0, 2, [1, 2, 3, 4, 5, 6, 7, 8], [10, 20, 30, 40, 50, 60, 70, 80], (5, 5)),
+        (1, 6, [9, -1, -1, -1, -1, -1, -1, -1], [3, 3, 3, 3, 3, 3, 3, 3], (2, -9)),
+        (0, 10, [7, 0, 0, 0, 0, 0, 0, 9], [0, 7, 0, 0, 0, 0, 9, 0], (-3, -4)),
+    ]
+    for version, chunk, a, b, (ea, eb) in rounds:
+        this, other = (c0, c1) if version == 0 else (c1, c0)
+        stf.blank()
+        stf.comment(f"Chunk {chunk}: version {version}.")
+        stf.packet(1, contribution(w1, Agg(3, 2, version, chunk, a, exponent=ea)))
+        stf.wait()
+        stf.register_read("ina_lane_0", this, a[0])
+        stf.register_read("ina_bitmap", this, 0b01)
+        stf.register_read("ina_bitmap", other, 0b10 if chunk > 2 else 0)
+        stf.packet(2, contribution(w2, Agg(3, 2, version, chunk, b, exponent=eb)))
+        expect_results(stf, [w1, w2], Agg(3, 2, version, chunk, sums(a, b),
+                                          exponent=max(ea, eb), flags=FLAG_RESULT))
+        stf.wait()
+        stf.register_read("ina_bitmap", this, 0b11)
+        stf.register_read("ina_bitmap", other, 0)
+    return stf
+
+
+def exponent_max() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "The exponent is max-combined as a signed int8, whatever the order.")
+    ws = [worker(1), worker(2), worker(3)]
+    root_job(stf, 5, ws)
+    rewrites(stf, ws)
+    zeros = [0] * 8
+    cases = [(0, (-5, 3, -128)), (1, (-1, -2, -7)), (2, (127, -1, 0)), (3, (-128, -128, -128))]
+    for slot, exps in cases:
+        stf.blank()
+        for n, e in enumerate(exps, start=1):
+            stf.packet(n, contribution(ws[n - 1], Agg(5, slot, 0, slot, zeros, exponent=e)))
+        expect_results(stf, ws, Agg(5, slot, 0, slot, zeros, exponent=max(exps),
+                                    flags=FLAG_RESULT))
+        stf.wait()
+    return stf
+
+
+def duplicate_incomplete() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "A duplicate contribution to a slot that is not complete is dropped and\n"
+                "not added twice.")
+    w1, w2 = worker(1), worker(2)
+    root_job(stf, 2, [w1, w2])
+    rewrites(stf, [w1, w2])
+    a = [5, 6, 7, 8, 9, 10, 11, 12]
+    b = [100, 100, 100, 100, 100, 100, 100, 100]
+    first = contribution(w1, Agg(2, 0, 0, 0, a, exponent=1))
+    stf.blank()
+    stf.packet(1, first)
+    stf.packet(1, first)
+    stf.packet(1, contribution(w1, Agg(2, 0, 0, 0, [1] * 8, exponent=9)))
+    stf.wait()
+    stf.register_read("ina_count", cell(0, 0, 0), 1)
+    stf.register_read("ina_lane_0", cell(0, 0, 0), 5)
+    stf.register_read("ina_exponent", cell(0, 0, 0), 1)
+    stf.blank()
+    stf.packet(2, contribution(w2, Agg(2, 0, 0, 0, b, exponent=0)))
+    expect_results(stf, [w1, w2], Agg(2, 0, 0, 0, sums(a, b), exponent=1, flags=FLAG_RESULT))
+    stf.wait()
+    return stf
+
+
+def retransmit_complete() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "A retransmission to a complete slot gets the RESULT back, by unicast out\n"
+                "of its ingress port only; still so after the other worker has moved on\n"
+                "to the slot's other version (which clears its bit in this one).")
+    w1, w2, w3 = worker(1), worker(2), worker(3)
+    root_job(stf, 4, [w1, w2])
+    rewrites(stf, [w1, w2, w3])
+    a = [1, 2, 3, 4, 5, 6, 7, 8]
+    b = [-8, -7, -6, -5, -4, -3, -2, -1]
+    result = Agg(4, 1, 0, 1, sums(a, b), exponent=6, flags=FLAG_RESULT)
+    stf.blank()
+    stf.packet(1, contribution(w1, Agg(4, 1, 0, 1, a, exponent=6)))
+    stf.packet(2, contribution(w2, Agg(4, 1, 0, 1, b, exponent=2)))
+    expect_results(stf, [w1, w2], result)
+    stf.wait()
+    stf.blank()
+    stf.comment("Worker 1 lost its RESULT and retransmits (with the same values).")
+    stf.packet(1, contribution(w1, Agg(4, 1, 0, 1, a, exponent=6)))
+    stf.expect(1, result_for(w1, result))
+    stf.wait()
+    stf.blank()
+    stf.comment("Worker 2 lost its RESULT too, but worker 1 has moved on to version 1.")
+    c = [50] * 8
+    stf.packet(1, contribution(w1, Agg(4, 1, 1, 5, c, exponent=0)))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(0, 1, 0), 0b10)
+    stf.packet(2, contribution(w2, Agg(4, 1, 0, 1, b, exponent=2)))
+    stf.expect(2, result_for(w2, result))
+    stf.wait()
+    stf.blank()
+    stf.comment("Worker 2's version 1 completes that round; a retransmission of worker\n"
+                "1's version 1 is answered as well.")
+    d = [-50] * 8
+    stf.packet(2, contribution(w2, Agg(4, 1, 1, 5, d, exponent=-3)))
+    result1 = Agg(4, 1, 1, 5, sums(c, d), exponent=0, flags=FLAG_RESULT)
+    expect_results(stf, [w1, w2], result1)
+    stf.packet(1, contribution(w1, Agg(4, 1, 1, 5, c, exponent=0)))
+    stf.expect(1, result_for(w1, result1))
+    stf.wait()
+    return stf
+
+
+def isolation() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "Jobs are isolated: a packet from a port that is not a child of its job\n"
+                "and a packet of an unknown job are dropped (even if addressed to a host\n"
+                "the routes know); jobs 7 (ports 1, 2; region 0) and 9 (ports 2, 3; region\n"
+                "base 4) use the same slot without mixing.")
+    w1, w2, w3 = worker(1), worker(2), worker(3)
+    root_job(stf, 7, [w1, w2], region_base=0, mcast_grp=1, node=0)
+    root_job(stf, 9, [w2, w3], region_base=4, mcast_grp=2, node=1)
+    rewrites(stf, [w1, w2, w3])
+    stf.raw("add ipv4_lpm hdr.ipv4.dst_addr:0x0A000000/24 "
+            f"forward(port:1, dst_mac:0x{w1.mac:012X})")
+    a, b = [1] * 8, [2] * 8
+    x, y = [1000] * 8, [3000] * 8
+    stf.blank()
+    stf.comment("Port 3 is not a child of job 7; job 8 does not exist.")
+    stf.packet(3, contribution(w3, Agg(7, 0, 0, 0, a)))
+    stf.packet(1, contribution(w1, Agg(8, 0, 0, 0, a)))
+    stf.packet(1, agg_frame(Agg(8, 0, 0, 0, a), eth_dst=SWITCH_MAC, eth_src=w1.mac,
+                            ip_src=w1.ip, ip_dst=w2.ip))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(0, 0, 0), 0)
+    stf.comment("A miss drops whatever the default action is.")
+    stf.raw("setdefault ina_job ina_child(child_index:5, fan_in:1, is_root:1, parent_port:0, "
+            "mcast_grp:1, region_base:0)")
+    stf.packet(3, contribution(w3, Agg(7, 0, 0, 0, a)))
+    stf.wait()
+    stf.raw("setdefault ina_job drop()")
+    stf.blank()
+    stf.comment("Both jobs fill their slot 0.")
+    stf.packet(2, contribution(w2, Agg(9, 0, 0, 0, x)))
+    stf.packet(1, contribution(w1, Agg(7, 0, 0, 0, a)))
+    stf.packet(2, contribution(w2, Agg(7, 0, 0, 0, b)))
+    expect_results(stf, [w1, w2], Agg(7, 0, 0, 0, sums(a, b), flags=FLAG_RESULT))
+    stf.packet(3, contribution(w3, Agg(9, 0, 0, 0, y)))
+    expect_results(stf, [w2, w3], Agg(9, 0, 0, 0, sums(x, y), flags=FLAG_RESULT))
+    stf.wait()
+    stf.register_read("ina_lane_0", cell(0, 0, 0), 3)
+    stf.register_read("ina_lane_0", cell(4, 0, 0), 4000)
+    stf.register_read("ina_bitmap", cell(4, 0, 0), 0b11)
+    return stf
+
+
+def non_root() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "A non-root switch: workers on ports 1 and 2, parent on port 4. The\n"
+                "aggregate goes upstream as one contribution (not a RESULT, addresses\n"
+                "unchanged); a retransmission to the complete slot re-sends it upstream;\n"
+                "the parent's RESULT is multicast to the children and rewritten.")
+    w1, w2 = worker(1), worker(2)
+    parent = Host(port=4, mac=0x0200000000F0, ip=0x0A0000F0)
+    for index, w in enumerate([w1, w2]):
+        stf.add_child(6, w.port, child_index=index, fan_in=2, is_root=False, parent_port=4)
+    stf.comment("The parent's entry: RESULTs are accepted on its port.")
+    stf.add_child(6, parent.port, child_index=31, fan_in=2, is_root=False, parent_port=4)
+    stf.multicast_group(1, [1, 2], 0)
+    rewrites(stf, [w1, w2])
+    a = [1, 2, 3, 4, 5, 6, 7, 8]
+    b = [INT_MAX, 1, 1, 1, 1, 1, 1, -9]
+    agg = Agg(6, 9, 1, 4242, sums(a, b), exponent=3)
+    upstream = contribution(w2, agg)
+    stf.blank()
+    stf.packet(1, contribution(w1, Agg(6, 9, 1, 4242, a, exponent=-2)))
+    stf.packet(2, contribution(w2, Agg(6, 9, 1, 4242, b, exponent=3)))
+    stf.expect(4, upstream)
+    stf.wait()
+    stf.blank()
+    stf.comment("Worker 1 retransmits: the stored aggregate goes upstream again.")
+    stf.packet(1, contribution(w1, Agg(6, 9, 1, 4242, a, exponent=-2)))
+    stf.expect(4, contribution(w1, agg))
+    stf.wait()
+    stf.blank()
+    stf.comment("A contribution from the parent port is dropped.")
+    stf.packet(4, contribution(parent, Agg(6, 9, 1, 4242, a)))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(0, 9, 1), 0b11)
+    stf.register_read("ina_count", cell(0, 9, 1), 2)
+    stf.blank()
+    stf.comment("The parent's RESULT (addressed as the parent left it) goes to both workers.")
+    result = Agg(6, 9, 1, 4242, [11] * 8, exponent=3, flags=FLAG_RESULT)
+    stf.packet(4, agg_frame(result, eth_dst=SWITCH_MAC, eth_src=parent.mac, ip_src=w2.ip,
+                            ip_dst=AGGREGATOR_IP))
+    expect_results(stf, [w1, w2], result)
+    stf.wait()
+    return stf
+
+
+def result_filter() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "A RESULT is accepted only from the parent port of its job: not from a\n"
+                "child, not from a port outside the job, not for another job.")
+    w1, w2, w3 = worker(1), worker(2), worker(3)
+    parent = Host(port=4, mac=0x0200000000F0, ip=0x0A0000F0)
+    for index, w in enumerate([w1, w2]):
+        stf.add_child(6, w.port, child_index=index, fan_in=2, is_root=False, parent_port=4)
+    stf.add_child(6, parent.port, child_index=0, fan_in=2, is_root=False, parent_port=4)
+    stf.multicast_group(1, [1, 2], 0)
+    rewrites(stf, [w1, w2, w3])
+    result = Agg(6, 0, 0, 0, [1, 2, 3, 4, 5, 6, 7, 8], flags=FLAG_RESULT)
+    stf.blank()
+    stf.packet(1, contribution(w1, result))
+    stf.packet(2, contribution(w2, result))
+    stf.packet(3, contribution(w3, result))
+    stf.packet(4, agg_frame(Agg(5, 0, 0, 0, [1] * 8, flags=FLAG_RESULT), eth_dst=SWITCH_MAC,
+                            eth_src=parent.mac, ip_src=parent.ip, ip_dst=AGGREGATOR_IP))
+    stf.wait()
+    stf.blank()
+    stf.comment("From the parent: delivered to both children.")
+    stf.packet(4, agg_frame(result, eth_dst=SWITCH_MAC, eth_src=parent.mac, ip_src=parent.ip,
+                            ip_dst=AGGREGATOR_IP))
+    expect_results(stf, [w1, w2], result)
+    stf.wait()
+    return stf
+
+
+def rejects() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8} -D INA_SLOTS=4\n"
+                "Malformed aggregation packets are dropped: version other than 0/1,\n"
+                "values cut short, a cell beyond the register arrays (4 slots here), a\n"
+                "child index beyond the 32-bit bitmap.")
+    w1, w2, w3 = worker(1), worker(2), worker(3)
+    stf.add_child(1, 1, child_index=0, fan_in=1, region_base=2)
+    stf.add_child(1, 3, child_index=32, fan_in=1, region_base=0)
+    stf.multicast_group(1, [1], 0)
+    rewrites(stf, [w1, w2, w3])
+    v = [1] * 8
+    stf.blank()
+    stf.packet(1, contribution(w1, Agg(1, 0, 2, 0, v)))
+    stf.packet(1, contribution(w1, Agg(1, 0, 0, 0, v))[:-4])
+    stf.packet(1, contribution(w1, Agg(1, 2, 0, 2, v)))
+    stf.packet(3, contribution(w3, Agg(1, 0, 0, 0, v)))
+    stf.wait()
+    stf.blank()
+    stf.comment("The last slot of the arrays works (fan-in 1: the RESULT comes at once).")
+    stf.packet(1, contribution(w1, Agg(1, 1, 1, 1, v)))
+    stf.expect(1, result_for(w1, Agg(1, 1, 1, 1, v, flags=FLAG_RESULT)))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(2, 1, 1), 1)
+    return stf
+
+
+def ipv4_forwarding() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "Ordinary IPv4 is forwarded by longest-prefix match (TTL - 1, new checksum,\n"
+                "Ethernet source = the old destination); TTL 1, no route or IPv4 options:\n"
+                "dropped.")
+    mac1, mac2 = 0x0200000000A1, 0x0200000000A2
+    for prefix, port, mac in ((0x0A000100, 1, mac1), (0x0A000000, 2, mac2)):
+        length = 24 if port == 1 else 16
+        stf.raw(f"add ipv4_lpm hdr.ipv4.dst_addr:0x{prefix:08X}/{length} "
+                f"forward(port:{port}, dst_mac:0x{mac:012X})")
+    src_mac, src_ip = 0x020000000009, 0x0A000909
+    payload = bytes(range(16))
+
+    def frame(dst_ip: int, *, eth_dst: int = SWITCH_MAC, eth_src: int = src_mac,
+              ttl: int = 64, protocol: int = 17, dport: int = 5000,
+              options: bytes = b"") -> bytes:
+        l4 = udp(1234, dport, len(payload)) + payload if protocol == 17 else payload
+        return (ethernet(eth_dst, eth_src, 0x0800)
+                + ipv4(src_ip, dst_ip, len(l4), protocol=protocol, ttl=ttl, options=options)
+                + l4)
+
+    stf.blank()
+    stf.packet(3, frame(0x0A000105))
+    stf.expect(1, frame(0x0A000105, eth_dst=mac1, eth_src=SWITCH_MAC, ttl=63))
+    stf.packet(3, frame(0x0A000303, protocol=1))
+    stf.expect(2, frame(0x0A000303, eth_dst=mac2, eth_src=SWITCH_MAC, ttl=63, protocol=1))
+    stf.packet(3, frame(0x0A000107, ttl=2))
+    stf.expect(1, frame(0x0A000107, eth_dst=mac1, eth_src=SWITCH_MAC, ttl=1))
+    stf.packet(3, frame(0x0A000108, dport=INA_UDP_PORT - 1))
+    stf.expect(1, frame(0x0A000108, dport=INA_UDP_PORT - 1, eth_dst=mac1,
+                        eth_src=SWITCH_MAC, ttl=63))
+    stf.wait()
+    stf.blank()
+    stf.comment("TTL 1, TTL 0, no route; IPv4 options (here to the aggregation port and to\n"
+                "another one), which the switch does not take apart.")
+    stf.packet(3, frame(0x0A000105, ttl=1))
+    stf.packet(3, frame(0x0A000105, ttl=0))
+    stf.packet(3, frame(0xC0A80101))
+    opts = bytes([1, 1, 1, 0])  # NOP NOP NOP EOL
+    stf.packet(3, frame(0x0A000106, dport=INA_UDP_PORT, options=opts))
+    stf.packet(3, frame(0x0A000106, options=opts))
+    stf.wait()
+    return stf
+
+
+def non_ipv4() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "Everything that is not IPv4 is dropped, even with a default route.")
+    stf.raw("add ipv4_lpm hdr.ipv4.dst_addr:0/0 forward(port:2, dst_mac:0x0200000000A2)")
+    arp = (ethernet(0xFFFFFFFFFFFF, 0x020000000001, 0x0806)
+           + bytes.fromhex("0001080006040001" "020000000001" "0A000001"
+                           "000000000000" "0A0000FE"))
+    ipv6 = ethernet(SWITCH_MAC, 0x020000000001, 0x86DD) + bytes.fromhex(
+        "60000000000811400000000000000000000000000000000100000000000000000000000000000002"
+        "1234BEEF00080000")
+    vlan = ethernet(SWITCH_MAC, 0x020000000001, 0x8100) + bytes.fromhex("00010800") + ipv4(
+        0x0A000001, 0x0A000002, 0, protocol=253)
+    stf.blank()
+    stf.packet(1, arp)
+    stf.packet(1, ipv6)
+    stf.packet(1, vlan)
+    stf.packet(1, ethernet(SWITCH_MAC, 0x020000000001, 0x0800))
+    stf.packet(1, ethernet(SWITCH_MAC, 0x020000000001, 0x0800)[:10])
+    stf.comment("An IPv4 packet on the same port does go out (the route works).")
+    ok = ethernet(SWITCH_MAC, 0x020000000001, 0x0800) + ipv4(0x0A000001, 0x0A000002, 0,
+                                                             protocol=253)
+    stf.packet(1, ok)
+    stf.expect(2, ethernet(0x0200000000A2, SWITCH_MAC, 0x0800)
+               + ipv4(0x0A000001, 0x0A000002, 0, protocol=253, ttl=63))
+    stf.wait()
+    return stf
+
+
+def two_workers_k64() -> Stf:
+    stf = Stf()
+    stf.comment("defines: -D INA_K=64\n"
+                "The default K = 64: two workers complete a slot (the last cell of the\n"
+                "arrays); a retransmission is answered by unicast.")
+    w1, w2 = worker(1), worker(2)
+    root_job(stf, 11, [w1, w2], region_base=100)
+    rewrites(stf, [w1, w2])
+    a = [i * 1000003 - 7 for i in range(64)]
+    b = [INT_MAX - i if i % 2 else -i * 65537 for i in range(64)]
+    result = Agg(11, 155, 1, 0xDEADBEEF, sums(a, b), exponent=-20, flags=FLAG_RESULT)
+    stf.blank()
+    stf.packet(2, contribution(w2, Agg(11, 155, 1, 0xDEADBEEF, b, exponent=-20)))
+    stf.wait()
+    stf.packet(1, contribution(w1, Agg(11, 155, 1, 0xDEADBEEF, a, exponent=-21)))
+    expect_results(stf, [w1, w2], result)
+    stf.wait()
+    assert sums(a, b)[62] > 0 > sums(a, b)[63]
+    assert cell(100, 155, 1) == 2 * 256 - 1
+    stf.register_read("ina_lane_62", cell(100, 155, 1), sums(a, b)[62])
+    stf.blank()
+    stf.packet(2, contribution(w2, Agg(11, 155, 1, 0xDEADBEEF, b, exponent=-20)))
+    stf.expect(2, result_for(w2, result))
+    stf.wait()
+    return stf
+
+
+SCENARIOS: dict[str, Callable[[], Stf]] = {
+    "two_workers": two_workers,
+    "three_workers": three_workers,
+    "first_writer": first_writer,
+    "exponent_max": exponent_max,
+    "duplicate_incomplete": duplicate_incomplete,
+    "retransmit_complete": retransmit_complete,
+    "isolation": isolation,
+    "non_root": non_root,
+    "result_filter": result_filter,
+    "rejects": rejects,
+    "ipv4_forwarding": ipv4_forwarding,
+    "non_ipv4": non_ipv4,
+    "two_workers_k64": two_workers_k64,
+}
+
+
+def render_all() -> dict[str, str]:
+    """File name -> STF text, for every scenario."""
+    header = "# Generated by tests/p4/gen_aggregation_stf.py; edit that, not this file.\n"
+    return {f"{name}.stf": header + make().text() for name, make in SCENARIOS.items()}
+
+
+def main() -> int:
+    STF_DIR.mkdir(exist_ok=True)
+    for name, text in render_all().items():
+        (STF_DIR / name).write_text(text)
+    print(f"wrote {len(SCENARIOS)} STF files to {STF_DIR}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
