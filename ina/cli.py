@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,7 +61,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print("ina bench engine: a P4 program is required", file=sys.stderr)
             return 2
         return bench_engine(args.program, args.packet, args.count, args.include_dirs,
-                            parse_defines(args.defines)) or 0
+                            parse_defines(args.defines), args.stf)
+    if args.what == "switch":
+        from ina.bench_switch import bench_switch
+
+        return bench_switch(args.program, args.count)
+    if args.what == "allreduce":
+        from ina.bench_allreduce import bench_allreduce
+
+        return bench_allreduce(args.bw, args.size)
     print(f"ina bench: unknown benchmark {args.what!r}", file=sys.stderr)
     return 2
 
@@ -72,7 +81,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Verbs whose parsers live beside their code; imported only when the verb is used (or
+# for ``ina --help``), so one verb's imports never slow down or break another.
+VERB_MODULES: dict[str, tuple[str, str]] = {
+    "stf": ("switch.stf.cli", "add_stf_parser"),
+    "ctl": ("controller.cli", "add_ctl_parser"),
+    "switch": ("switch.process.cli", "add_switch_parsers"),
+    "switch-cli": ("switch.process.cli", "add_switch_parsers"),
+    "agent": ("hosts.agent_cli", "add_agent_parser"),
+    "run": ("experiments.cli", "add_run_parser"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``ina`` parser; with ``only``, a module-backed verb's parser is the only one
+    imported (the built-in verbs are always there)."""
     parser = argparse.ArgumentParser(prog="ina", description="In-network aggregation emulator")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
@@ -84,16 +107,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", dest="output", metavar="OUT", help="write the compiled program")
     p.set_defaults(func=cmd_p4c)
 
-    from switch.stf.cli import add_stf_parser
-
-    add_stf_parser(verbs)
+    wanted = [VERB_MODULES[only]] if only else list(dict.fromkeys(VERB_MODULES.values()))
+    for module, function in wanted:
+        getattr(importlib.import_module(module), function)(verbs)
 
     p = verbs.add_parser("bench", help="benchmarks (print figures)")
-    p.add_argument("what", choices=["engine"], help="what to measure")
+    p.add_argument("what", choices=["engine", "switch", "allreduce"],
+                   help="what to measure")
     p.add_argument("program", nargs="?", help="the P4_16 program")
     add_compile_options(p)
     p.add_argument("--packet", metavar="HEX", help="the packet to inject (hex)")
     p.add_argument("--count", type=int, default=20000, help="packets to inject")
+    p.add_argument("--stf", metavar="FILE.stf",
+                   help="set the switch up with an STF file and inject its packets")
+    p.add_argument("--bw", type=float, default=100.0, metavar="MBPS",
+                   help="allreduce: the link rate in Mbit/s (default 100)")
+    p.add_argument("--size", type=int, default=100_000, metavar="N",
+                   help="allreduce: values per worker (default 100000)")
     p.set_defaults(func=cmd_bench)
 
     p = verbs.add_parser("demo", help="run the demo experiment on the built-in switch")
@@ -102,7 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    if argv is None:
+        argv = sys.argv[1:]
+    verb = argv[0] if argv and argv[0] in VERB_MODULES else None
+    args = build_parser(verb).parse_args(argv)
     return int(args.func(args))
 
 

@@ -154,7 +154,8 @@ class FuncGenBase:
         self.em = Emitter()
         self.scopes: list[Scope] = [Scope()]
         # how ``return`` is compiled inside the innermost construct:
-        # ("break",) inside an inlined action, ("return", extra) in functions/controls
+        # ("break",) inside an inlined action, ("loop", flag) inside a loop of one
+        # (see codegen_loops), ("return", extra) in functions/controls
         self.return_stack: list[tuple[str, str]] = []
         self.direct_meter_var: dict[str, str] = {}  # direct_meter fqn -> local with the colour
         self.packet_out: str | None = None

@@ -12,11 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from switch.engine.codegen import FuncGenBase
-from switch.engine.layout import attr, is_signed, scalar_width, strip
+from switch.engine.layout import attr, is_signed, scalar_width, strip, struct_leaves
 from switch.frontend import ast as A
 from switch.frontend import types as T
 
 AGGREGATE = (T.Header, T.Struct, T.HeaderUnion, T.Stack)
+
+# a field-list leaf: (value code, width in bits or code for it, validity guard code)
+Leaf = tuple[str, int | str, str | None]
 
 
 @dataclass(eq=False, slots=True)
@@ -219,6 +222,8 @@ class ExprMixin(FuncGenBase):
             return self._short_circuit(e)
         if op in ("&&&", ".."):
             raise self.unsupported(f"{op} outside a keyset", e)
+        if op in ("==", "!=") and isinstance(self.ty(e.left), T.Varbit):
+            return self._varbit_equality(e)
         a = self.expr(e.left)
         with self.em.capture() as lines:
             b = self.expr(e.right)
@@ -291,6 +296,29 @@ class ExprMixin(FuncGenBase):
                 return "(-1 if " + a + " < 0 else 0)" if t.signed else "0"
             return f"({a} >> {b})"
         raise self.unsupported(f"operator {op}", e)
+
+    def _varbit_equality(self, e: A.Binary) -> str:
+        """Varbits are equal when their current widths and their bits are."""
+        (va, wa), (vb, wb) = self._varbit_ref(e.left), self._varbit_ref(e.right)
+        r = f"({va} == {vb} and {wa} == {wb})"
+        return r if e.op == "==" else f"(not {r})"
+
+    def assign_varbit(self, target: A.Expr, value: A.Expr) -> None:
+        """The target takes the value's bits and its current width."""
+        tv, tw = self._varbit_ref(target)
+        v, w = self._varbit_ref(value)
+        self.em(f"{tv}, {tw} = {v}, {w}")
+
+    def _varbit_ref(self, e: A.Expr) -> tuple[str, str]:
+        """(value, width) code of a varbit header field."""
+        if not (isinstance(e, A.Member) and isinstance(self.ty(e.expr), T.Header)):
+            raise self.unsupported("a varbit value that is not a header field", e)
+        h = self.expr(e.expr)
+        if not _simple_ref(h):
+            t = self.tmp("_h")
+            self.em(f"{t} = {h}")
+            h = t
+        return f"{h}.{attr(e.name)}", f"{h}.w_{e.name}"
 
     def _short_circuit(self, e: A.Binary) -> str:
         a = self.expr(e.left)
@@ -452,12 +480,13 @@ class ExprMixin(FuncGenBase):
 
     # -------------------------------------------------------- serialisation
 
-    def flatten(self, e: A.Expr, guard: str | None = None) -> list[tuple[str, int, str | None]]:
+    def flatten(self, e: A.Expr, guard: str | None = None) -> list[Leaf]:
         """The scalar leaves of ``e`` as (code, width, validity guard), in order, as
-        BMv2 serialises a field list (fields of invalid headers are skipped)."""
+        BMv2 serialises a field list (fields of invalid headers are skipped). A varbit
+        leaf has its width as code (its current width, known only at run time)."""
         t = self.ty(e) if e.type is not None or not isinstance(e, A.ListExpr) else T.Tuple(())
         if isinstance(e, A.ListExpr) and not isinstance(t, (T.Header, T.Struct)):
-            out: list[tuple[str, int, str | None]] = []
+            out: list[Leaf] = []
             for x in e.elements:
                 out += self.flatten(x, guard)
             return out
@@ -477,8 +506,9 @@ class ExprMixin(FuncGenBase):
             for f in t.fields:
                 ft = strip(f.type)
                 if isinstance(ft, T.Varbit):
-                    raise self.unsupported("a varbit field in a field list", e)
-                out.append((f"{h}.{attr(f.name)}", scalar_width(ft), g))
+                    out.append((f"{h}.{attr(f.name)}", f"{h}.w_{f.name}", g))
+                    continue
+                out += [(f"{h}.{p.attr}", p.width, g) for p in struct_leaves(ft, attr(f.name))]
             return out
         if isinstance(t, (T.Struct, T.HeaderUnion)):
             s = self.expr(e)
@@ -495,6 +525,11 @@ class ExprMixin(FuncGenBase):
                              type=t.element)
                 out += self.flatten(el, guard)
             return out
+        if isinstance(t, T.Varbit):
+            if not (isinstance(e, A.Member) and isinstance(self.ty(e.expr), T.Header)):
+                raise self.unsupported("a varbit value that is not a header field", e)
+            h = self.expr(e.expr)
+            return [(f"{h}.{attr(e.name)}", f"{h}.w_{e.name}", f"{h}.valid")]
         code = self.expr(e)
         w = scalar_width(t) if not isinstance(t, T.InfInt) else 32
         if isinstance(e, A.Member) and isinstance(self.ty(e.expr), T.Header):
@@ -514,17 +549,22 @@ class ExprMixin(FuncGenBase):
             return None
         (g,) = guards
         acc = ""
+        total = 0
         for c, w, _g in leaves:
+            if not isinstance(w, int):
+                return None
             acc = c if not acc else f"(({acc}) << {w} | {c})"
-        return (acc or "0"), sum(w for _c, w, _g in leaves), g
+            total += w
+        return (acc or "0"), total, g
 
     def serialize(self, e: A.Expr, payload: str | None = None) -> str:
         """Python code for the bytes of field list ``e`` (BMv2's serialisation)."""
         leaves = self.flatten(e)
         guards = {g for _c, _w, g in leaves}
-        if len(guards) == 1:
+        fixed = all(isinstance(w, int) for _c, w, _g in leaves)
+        if len(guards) == 1 and fixed:
             (g,) = guards
-            total = sum(w for _c, w, _g in leaves)
+            total = sum(w for _c, w, _g in leaves if isinstance(w, int))
             pad = (-total) & 7
             acc = ""
             for c, w, _g in leaves:
@@ -534,7 +574,7 @@ class ExprMixin(FuncGenBase):
             else:
                 if pad:
                     acc = f"(({acc}) << {pad})"
-                code = f"{acc}.to_bytes({(total + pad) // 8}, 'big')"
+                code = f"({acc}).to_bytes({(total + pad) // 8}, 'big')"
             if g is not None:
                 code = f"({code} if {g} else b'')"
         else:

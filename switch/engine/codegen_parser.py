@@ -54,6 +54,9 @@ class ParserMixin(StmtMixin):
             n = self.expr(args[0])  # type: ignore[arg-type]
             t0 = self.tmp("_adv")
             self.em(f"{t0} = {n}")
+            if not (n.isdigit() and int(n) % 8 == 0):  # BMv2 advances whole bytes only
+                self.em(f"if {t0} & 7:")
+                self.em(f"    raise _ParserError({self.err('ParserInvalidArgument', 6)}, _bo)")
             self.em(f"if _bo + {t0} > _n:")
             self.em(f"    raise _ParserError({short}, _bo)")
             self.em(f"_bo += {t0}")
@@ -118,7 +121,7 @@ class ParserMixin(StmtMixin):
         if nbits is not None:
             n = self.expr(nbits)
             self.em(f"_bo = _extract_generic({h}, _d, _bo, {short}, {n}, "
-                    f"{self.err('HeaderTooShort', 4)})")
+                    f"{self.err('HeaderTooShort', 4)}, {self.err('ParserInvalidArgument', 6)})")
         else:
             nbytes = self.types.header_nbytes(cls)
             if nbytes is None:

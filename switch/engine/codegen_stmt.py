@@ -3,7 +3,8 @@ sub-block application."""
 
 from __future__ import annotations
 
-from switch.engine.codegen_expr import ExprMixin, Raw, is_aggregate
+from switch.engine.codegen_expr import Raw, is_aggregate
+from switch.engine.codegen_loops import LoopMixin
 from switch.engine.layout import attr, is_signed, scalar_width, strip
 from switch.frontend import ast as A
 from switch.frontend import types as T
@@ -20,6 +21,32 @@ def contains_return(s: A.Stmt | None) -> bool:
         return contains_return(s.then) or contains_return(s.other)
     if isinstance(s, A.Switch):
         return any(contains_return(c.body) for c in s.cases)
+    if isinstance(s, (A.For, A.ForIn)):
+        return contains_return(s.body)
+    return False
+
+
+def may_exit(s: A.Stmt | None, seen: set[int] | None = None) -> bool:
+    """Whether running ``s`` can execute ``exit`` (directly or in a called action)."""
+    if s is None:
+        return False
+    if isinstance(s, A.Exit):
+        return True
+    if isinstance(s, A.Block):
+        return any(may_exit(x, seen) for x in s.stmts)
+    if isinstance(s, A.If):
+        return may_exit(s.then, seen) or may_exit(s.other, seen)
+    if isinstance(s, A.Switch):
+        return any(may_exit(c.body, seen) for c in s.cases)
+    if isinstance(s, (A.For, A.ForIn)):
+        return may_exit(s.body, seen)
+    if isinstance(s, A.CallStmt) and isinstance(s.call.target, A.CallAction):
+        seen = set() if seen is None else seen
+        act = s.call.target.action
+        if id(act) in seen:
+            return False
+        seen.add(id(act))
+        return may_exit(act.body, seen)
     return False
 
 
@@ -27,7 +54,7 @@ def _arg_values(args: list[A.Argument]) -> list[A.Expr | None]:
     return [a.value for a in args]
 
 
-class StmtMixin(ExprMixin):
+class StmtMixin(LoopMixin):
     # ------------------------------------------------------------- statements
 
     def stmt(self, s: A.Stmt) -> None:
@@ -51,16 +78,44 @@ class StmtMixin(ExprMixin):
         pass
 
     def _s_Assign(self, s: A.Assign) -> None:
-        v = self.expr(s.value)
-        tt = self.ty(s.target)
+        if isinstance(self.ty(s.target), T.Varbit):
+            self.assign_varbit(s.target, s.value)
+            return
+        with self.em.capture() as lines:
+            v = self.expr(s.value)
+        # the l-value (with its stack indices) is evaluated before the right-hand side
+        target = self.pin_lvalue(s.target) if lines else s.target
+        self.em.extend(lines)
+        tt = self.ty(target)
         if is_aggregate(tt):
-            self.assign(s.target, v)
+            self.assign(target, v)
             return
         vt = self.ty(s.value)
         if isinstance(vt, T.InfInt) or (isinstance(vt, T.Bits) and isinstance(tt, T.Bits)
                                           and (vt.width != tt.width or vt.signed != tt.signed)):
             v = self.convert(v, vt, tt, s) if not isinstance(vt, T.InfInt) else self.wrap(v, tt)
-        self.assign(s.target, v)
+        self.assign(target, v)
+
+    def pin_lvalue(self, e: A.Expr) -> A.Expr:
+        """``e`` with each run-time stack index evaluated now into a temporary, so that
+        code run later (a call's side effects) cannot move the l-value."""
+        if isinstance(e, A.Member):
+            base = self.pin_lvalue(e.expr)
+            return e if base is e.expr else A.Member(e.pos, base, e.name, type=e.type)
+        if isinstance(e, A.Slice):
+            base = self.pin_lvalue(e.expr)
+            return e if base is e.expr else A.Slice(e.pos, base, e.hi, e.lo, type=e.type)
+        if isinstance(e, A.Index):
+            base = self.pin_lvalue(e.expr)
+            index = e.index
+            if not isinstance(index, (A.IntLit, Raw)):
+                t = self.tmp("_ix")
+                self.em(f"{t} = {self.expr(index)}")
+                index = Raw(index.pos, t, type=index.type)
+            if base is e.expr and index is e.index:
+                return e
+            return A.Index(e.pos, base, index, type=e.type)
+        return e
 
     def _s_CallStmt(self, s: A.CallStmt) -> None:
         self.call(s.call)
@@ -85,6 +140,10 @@ class StmtMixin(ExprMixin):
             raise self.unsupported("return here", s)
         mode, outs = self.return_stack[-1]
         if mode == "break":
+            self.em("break")
+            return
+        if mode == "loop":  # in a loop of an inlined action: `outs` is the flag
+            self.em(f"{outs} = True")
             self.em("break")
             return
         value = self.expr(s.value) if s.value is not None else None
@@ -257,6 +316,8 @@ class StmtMixin(ExprMixin):
                             self.em(f"{o}.invalidate_all()")
                         self.bind_name(p, o)
                         continue
+                    if p.direction in ("out", "inout"):
+                        a = self.pin_lvalue(a)
                     if p.direction == "out":
                         name = self.declare(p, p.name)
                         self.em(f"{name} = {self.types.default(pt)}")
@@ -277,19 +338,33 @@ class StmtMixin(ExprMixin):
                     name = self.declare(p, p.name)
                     self.em(f"{name} = {cp[ci]}")
                     ci += 1
-            if contains_return(decl.body):
-                self.em("while True:")
+            if copy_out and may_exit(decl.body):
+                # exit ends the action, but its out/inout arguments are still copied out
+                self.em("try:")
                 with self.em.indent():
-                    self.return_stack.append(("break", ""))
-                    try:
-                        self.stmt(decl.body)
-                    finally:
-                        self.return_stack.pop()
-                    self.em("break")
+                    self._action_body(decl)
+                self.em("except _P4Exit:")
+                with self.em.indent():
+                    for a, name in copy_out:
+                        self.assign(a, name)
+                    self.em("raise")
             else:
-                self.stmt(decl.body)
+                self._action_body(decl)
             for a, name in copy_out:
                 self.assign(a, name)
+
+    def _action_body(self, decl: A.ActionDecl) -> None:
+        if contains_return(decl.body):
+            self.em("while True:")
+            with self.em.indent():
+                self.return_stack.append(("break", ""))
+                try:
+                    self.stmt(decl.body)
+                finally:
+                    self.return_stack.pop()
+                self.em("break")
+        else:
+            self.stmt(decl.body)
 
     # ----------------------------------------------------------- functions
 
@@ -310,6 +385,8 @@ class StmtMixin(ExprMixin):
             if is_aggregate(pt):
                 codes.append(self.expr(a))
                 continue
+            if p.direction in ("out", "inout"):
+                a = self.pin_lvalue(a)
             if p.direction == "out":
                 outs.append(a)
                 continue
@@ -370,7 +447,7 @@ class StmtMixin(ExprMixin):
                     if isinstance(ft, T.Varbit):
                         w += ft.max_width if m.startswith("max") else 0
                     else:
-                        w += scalar_width(ft)
+                        w += T.width_of(ft)
             return str(w if m.endswith("Bits") else (w + 7) // 8)
         raise self.unsupported(f"method {m}", c)
 

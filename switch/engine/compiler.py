@@ -126,6 +126,36 @@ def _entry_key(e: A.Expr, key: KeySpec) -> MatchValue:
     return Exact(_int_value(e) & full)
 
 
+# p4c's STF runner hands BMv2 ``BMV2_PRIORITY_BASE - PRIO`` for an STF priority, so an
+# entry that BMv2 ranks with priority b ranks like STF/P4Runtime priority BASE - b.
+BMV2_PRIORITY_BASE = 10000
+
+
+def _entry_priorities(decl: A.TableDecl, largest_wins: bool) -> list[int]:
+    """The entries' priorities in the engine's (and P4Runtime's) terms: larger wins.
+
+    * ``@priority(N)`` on some entry: the table is ranked as p4c-bm2-ss ranks it for
+      BMv2, where the smaller number wins: N for an annotated entry, its 1-based
+      position for the others.
+    * Otherwise the priorities the front end assigned (``priority = N`` entries, or
+      positions so that the first entry wins), turned around when the table says
+      ``largest_priority_wins = false``.
+    """
+    entries = decl.entries
+    if any(_has_annotation(e, "priority") for e in entries):
+        bmv2 = [_int_value(e.priority) if _has_annotation(e, "priority") and e.priority
+                is not None else i + 1 for i, e in enumerate(entries)]
+        base = max(BMV2_PRIORITY_BASE, max(bmv2) + 1)
+        return [base - b for b in bmv2]
+    n = len(entries)
+    given = [_int_value(e.priority) if e.priority is not None else None for e in entries]
+    if largest_wins:
+        return [n - i if p is None else p for i, p in enumerate(given)]
+    smallest = [i + 1 if p is None else p for i, p in enumerate(given)]
+    top = max(smallest, default=0) + 1
+    return [top - p for p in smallest]
+
+
 def build_tables(program: Program,
                  meter_clock: Callable[[], int] | None = None) -> dict[str, Table]:
     tables: dict[str, Table] = {}
@@ -163,7 +193,7 @@ def build_tables(program: Program,
             direct_meter_bytes=meter_bytes,
             largest_priority_wins=_bool_expr(decl.largest_priority_wins, True))
         table = Table(cfg, meter_clock)
-        n = len(decl.entries)
+        priorities = _entry_priorities(decl, cfg.largest_priority_wins)
         match_pos = [i for i, k in enumerate(ti.keys) if k.match_kind != "selector"]
         for i, ent in enumerate(decl.entries):
             ekeys = [ent.keys[j] for j in match_pos] if len(ent.keys) == len(ti.keys) else ent.keys
@@ -175,13 +205,7 @@ def build_tables(program: Program,
             ncp = len(table.actions[table.action_index[found]].params)
             vals = [a.value for a in ent.action.args if a.value is not None]
             args = [_int_value(v) for v in vals[len(vals) - ncp:]] if ncp else []
-            if ent.priority is not None:
-                prio: int | None = _int_value(ent.priority)
-            elif cfg.largest_priority_wins:
-                prio = n - i
-            else:
-                prio = i + 1
-            table.add(kvals, found, args, prio, const=cfg.entries_const)
+            table.add(kvals, found, args, priorities[i], const=cfg.entries_const)
         tables[fqn] = table
     return tables
 
@@ -318,6 +342,7 @@ def compile_program(program: Program, hooks: ArchHooks, tables: dict[str, Table]
     ns: dict[str, Any] = {
         "_new": object.__new__,
         "_EXIT": rt.EXIT,
+        "_P4Exit": rt.P4Exit,
         "_ParserError": rt.ParserError,
         "_PacketAbort": rt.PacketAbort,
         "_extract_generic": rt.extract_generic,

@@ -73,6 +73,18 @@ class FieldPlan:
     max_width: int = 0
 
 
+def struct_leaves(t: T.Type, path: str) -> list[FieldPlan]:
+    """The scalar leaves of a header field of type ``t`` at ``path`` (one plan unless
+    ``t`` is a struct, whose fields are laid out in order)."""
+    t = strip(t)
+    if isinstance(t, T.Struct):
+        out: list[FieldPlan] = []
+        for f in t.fields:
+            out += struct_leaves(f.type, f"{path}.{attr(f.name)}")
+        return out
+    return [FieldPlan(path, scalar_width(t), is_signed(t), isinstance(t, T.Bool))]
+
+
 _CODES = {8: "B", 16: "H", 32: "I", 64: "Q"}
 
 
@@ -188,14 +200,15 @@ class TypeGen:
         return "0"
 
     def field_plans(self, t: T.Header) -> list[FieldPlan]:
+        """The header's fields in wire order; the fields of a struct-typed field are
+        its leaves, with a dotted ``attr`` (``f_p.f_hi``)."""
         plans = []
         for f in t.fields:
             ft = strip(f.type)
             if isinstance(ft, T.Varbit):
                 plans.append(FieldPlan(attr(f.name), 0, False, False, True, ft.max_width))
             else:
-                plans.append(FieldPlan(attr(f.name), scalar_width(ft), is_signed(ft),
-                                       isinstance(ft, T.Bool)))
+                plans += struct_leaves(ft, attr(f.name))
         return plans
 
     # ---------------------------------------------------------------- classes
@@ -203,15 +216,22 @@ class TypeGen:
     def _header(self, name: str, t: T.Header) -> None:
         plans = self.field_plans(t)
         self.layouts[name] = plans
-        slots = ["valid"] + [p.attr for p in plans] + ["w_" + p.attr[2:] for p in plans if p.varbit]
+        # a struct-typed field is an object of its struct class, created once
+        nested = {attr(f.name): self.cls(f.type) for f in t.fields
+                  if isinstance(strip(f.type), T.Struct)}
+        slots = ["valid"] + [attr(f.name) for f in t.fields] \
+            + ["w_" + p.attr[2:] for p in plans if p.varbit]
         src = [f"class {name}:", f"    __slots__ = {tuple(slots)!r}",
                f"    TYPE_NAME = {t.name!r}",
                "    LAYOUT = " + repr([(p.attr, p.width, p.signed, p.is_bool, p.varbit, p.max_width)
                                         for p in plans]),
                f"    WIDTH = {sum(p.width for p in plans)}",
                "    def __init__(self):", "        self.valid = False"]
+        for a, cls in nested.items():
+            src.append(f"        self.{a} = {cls}()")
         for p in plans:
-            src.append(f"        self.{p.attr} = {'False' if p.is_bool else '0'}")
+            if "." not in p.attr:
+                src.append(f"        self.{p.attr} = {'False' if p.is_bool else '0'}")
             if p.varbit:
                 src.append(f"        self.w_{p.attr[2:]} = 0")
         src += ["    def zero(self):"]
@@ -219,11 +239,16 @@ class TypeGen:
                 for p in plans] or ["        pass"]
         src += [f"        self.w_{p.attr[2:]} = 0" for p in plans if p.varbit]
         src += ["    def copy(self):", f"        n = _new({name})"]
-        src += [f"        n.{s} = self.{s}" for s in slots]
+        src += [f"        n.{s} = self.{s}.copy()" if s in nested else f"        n.{s} = self.{s}"
+                for s in slots]
         src += ["        return n", "    def assign(self, o):"]
-        src += [f"        self.{s} = o.{s}" for s in slots]
+        src += [f"        self.{s}.assign(o.{s})" if s in nested else f"        self.{s} = o.{s}"
+                for s in slots]
         src += ["    def invalidate_all(self):", "        self.valid = False"]
-        conds = " and ".join(f"self.{p.attr} == o.{p.attr}" for p in plans) or "True"
+        # a varbit is equal only with the same width (P4_16 spec, varbit operations)
+        conds = " and ".join([f"self.{p.attr} == o.{p.attr}" for p in plans]
+                             + [f"self.w_{p.attr[2:]} == o.w_{p.attr[2:]}"
+                                for p in plans if p.varbit]) or "True"
         src += ["    def eq(self, o):",
                 f"        return self.valid == o.valid and (not self.valid or ({conds}))"]
         src += self._pack_method(name, plans)

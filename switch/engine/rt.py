@@ -49,22 +49,31 @@ def lookahead(data: bytes, bo: int, width: int, too_short: int) -> int:
 
 
 def extract_generic(h: Any, data: bytes, bo: int, too_short: int,
-                    varbits: int = -1, header_too_short: int = 4) -> int:
+                    varbits: int = -1, header_too_short: int = 4,
+                    invalid_argument: int = 6) -> int:
     """Extract header object ``h`` at any bit offset using its class ``LAYOUT``
-    [(attr, width, signed, is_bool, is_varbit, max_width)]; returns the new offset."""
+    [(attr, width, signed, is_bool, is_varbit, max_width)]; returns the new offset.
+
+    ``varbits`` (the size of a varbit field) is checked as BMv2 checks it: not a
+    multiple of 8 is ParserInvalidArgument, then past the packet's end PacketTooShort,
+    then larger than the field's maximum HeaderTooShort."""
     layout = h.LAYOUT
+    if varbits >= 0 and varbits & 7:
+        raise ParserError(invalid_argument, bo)
     total = 0
+    too_big = False
     for _a, w, _s, _b, vb, maxw in layout:
         if vb:
             if varbits < 0:
                 varbits = 0
-            if varbits > maxw:
-                raise ParserError(header_too_short, bo)
+            too_big = varbits > maxw
             total += varbits
         else:
             total += w
     if bo + total > len(data) << 3:
         raise ParserError(too_short, bo)
+    if too_big:
+        raise ParserError(header_too_short, bo)
     v = bits_of(data, bo, total)
     pos = total
     for a, w, s, b, vb, _maxw in layout:
@@ -79,9 +88,24 @@ def extract_generic(h: Any, data: bytes, bo: int, too_short: int,
             x = (x ^ (1 << (w - 1))) - (1 << (w - 1))
         elif b:
             x = x != 0
-        setattr(h, a, x)
+        if "." in a:
+            _set_path(h, a, x)
+        else:
+            setattr(h, a, x)
     h.valid = True
     return bo + total
+
+
+def _get_path(obj: Any, path: str) -> Any:
+    """A field of a header's struct-typed field: ``path`` is ``f_p.f_hi``."""
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _set_path(obj: Any, path: str, value: Any) -> None:
+    head, _, last = path.rpartition(".")
+    setattr(_get_path(obj, head), last, value)
 
 
 def header_bits(h: Any) -> tuple[int, int]:
@@ -91,7 +115,8 @@ def header_bits(h: Any) -> tuple[int, int]:
     for a, w, _s, _b, vb, _m in h.LAYOUT:
         if vb:
             w = getattr(h, "w_" + a[2:])
-        acc = (acc << w) | (int(getattr(h, a)) & ((1 << w) - 1))
+        value = _get_path(h, a) if "." in a else getattr(h, a)
+        acc = (acc << w) | (int(value) & ((1 << w) - 1))
         total += w
     return acc, total
 

@@ -65,6 +65,8 @@ class TableConfig:
     direct_counter: str | None = None
     direct_meter: str | None = None
     direct_meter_bytes: bool = False
+    # how the program numbered its own entries; the table itself always lets the
+    # larger priority win (P4Runtime's rule), the compiler converts the program's
     largest_priority_wins: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -233,7 +235,7 @@ class Table:
         prio = self._priority(priority)
         aidx = self._action(action, for_default=False)
         cp, dp = self._args(aidx, args)
-        ident = self.index.ident(mvs, self._rank(prio))
+        ident = self.index.ident(mvs, prio)
         if self.index.find(ident) is not None:
             raise SwitchRuntimeError(ErrorCode.ALREADY_EXISTS,
                                      f"table {self.name} already has an entry with this key")
@@ -252,18 +254,9 @@ class Table:
         if self.cfg.direct_meter:
             e.meter = (Meter(self.cfg.direct_meter_bytes, self._meter_clock)
                        if self._meter_clock else Meter(self.cfg.direct_meter_bytes))
-        # the index orders by ``priority`` (higher first); keep the user's in e.priority
-        saved = e.priority
-        e.priority = self._rank(prio)
-        self.index.add(e)
-        e.priority = saved
+        self.index.add(e)  # ordered by priority, higher first, then oldest first
         self.entries[e.handle] = e
         return e.handle
-
-    def _rank(self, prio: int | None) -> int | None:
-        if prio is None or self.cfg.largest_priority_wins:
-            return prio
-        return -prio
 
     def modify(self, handle: int, action: str,
                args: Sequence[int] | Mapping[str, int] = ()) -> None:
@@ -307,7 +300,7 @@ class Table:
              priority: int | None = None) -> int | None:
         mvs = self._keys(keys)
         prio = self._priority(priority)
-        e = self.index.find(self.index.ident(mvs, self._rank(prio)))
+        e = self.index.find(self.index.ident(mvs, prio))
         return None if e is None else e.handle
 
     def get_default(self) -> ActionCall:

@@ -416,6 +416,41 @@ class Switch(Stmt):
 
 
 @dataclass(eq=False, slots=True)
+class For(Stmt):
+    """``for (init; cond; updates) body``. ``init`` holds DeclStmt (of a VarDecl),
+    Assign and CallStmt; ``updates`` Assign and CallStmt. ``continue`` runs the
+    updates before the condition is tested again."""
+
+    init: list[Stmt]
+    cond: Expr
+    updates: list[Stmt]
+    body: Stmt
+    annotations: list[Annotation] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class ForIn(Stmt):
+    """``for (T x in collection) body``: ``collection`` is a range (a Binary with op
+    ``..``, both bounds included), a header stack or a list expression; it is
+    evaluated once, before the first iteration."""
+
+    var: VarDecl
+    collection: Expr
+    body: Stmt
+    annotations: list[Annotation] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False, slots=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False, slots=True)
 class Exit(Stmt):
     pass
 

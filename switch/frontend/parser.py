@@ -53,8 +53,9 @@ _PUNCT = {
 _KEYWORDS = {
     word: word.upper()
     for word in (
-        "abstract action actions apply bit bool const control default else entries enum "
-        "error exit extern false header header_union if in inout int key match_kind out "
+        "abstract action actions apply bit bool break const continue control default else "
+        "entries enum error exit extern false for header header_union if in inout int key "
+        "match_kind out "
         "package parser priority return select state string struct switch table this "
         "transition true tuple type typedef varbit void"
     ).split()
@@ -237,8 +238,8 @@ class _Classifier:
         else:
             t.kind = "IDENTIFIER"
         if objects is not None and prev in _DECLARED_AFTER \
-                and self.kind(i + 1) in ("SEMI", "ASSIGN"):
-            objects.add(t.text)  # `T name;`, `T name = e;`, `T(args) name;`
+                and self.kind(i + 1) in ("SEMI", "ASSIGN", "IN"):
+            objects.add(t.text)  # `T name;`, `T name = e;`, `T(args) name;`, `for (T name in`
 
     def classify_body(self, a: int, b: int, objects: set[str]) -> None:
         """Classify ``toks[a:b]``, a body; blocks and actions open nested scopes."""
@@ -701,6 +702,20 @@ class _BlockHeader:
     name: str
     type_params: list[str]
     params: list[A.Param]
+
+
+@dataclass(slots=True)
+class _ForHead:
+    """The part of a ``for`` statement before its body: the three clauses, or the
+    variable and collection of the ``in`` form (``var`` set)."""
+
+    pos: A.Pos
+    annotations: list[A.Annotation]
+    init: list[A.Stmt] = field(default_factory=list)
+    cond: A.Expr | None = None
+    updates: list[A.Stmt] = field(default_factory=list)
+    var: A.VarDecl | None = None
+    collection: A.Expr | None = None
 
 
 @dataclass(slots=True)
@@ -1320,6 +1335,55 @@ class _Builder:
 
     def switch_case(self, c: list[Any]) -> A.SwitchCase:
         return A.SwitchCase(_pos(c[0]), c[0], c[1])
+
+    def break_statement(self, c: list[Any]) -> A.Break:
+        return A.Break(_pos(c[0]))
+
+    def continue_statement(self, c: list[Any]) -> A.Continue:
+        return A.Continue(_pos(c[0]))
+
+    # `for`: the head is built first, the statement once the body is parsed
+
+    def for_head(self, c: list[Any]) -> _ForHead:
+        annotations, kw, inits, cond, updates = c
+        return _ForHead(_pos(kw), _annotations(annotations), list(inits or []), cond,
+                        list(updates or []))
+
+    def for_in_head(self, c: list[Any]) -> _ForHead:
+        annotations, kw, var_annotations, type_ref, name, _in, collection = c
+        var = A.VarDecl(_pos(type_ref), _str(name), type_ref, None,
+                        annotations=_annotations(var_annotations))
+        return _ForHead(_pos(kw), _annotations(annotations), var=var, collection=collection)
+
+    def for_statement(self, c: list[Any]) -> A.For | A.ForIn:
+        head: _ForHead = c[0]
+        body = _as_stmt(c[1])
+        if head.var is not None:
+            assert head.collection is not None
+            return A.ForIn(head.pos, head.var, head.collection, body, head.annotations)
+        assert head.cond is not None
+        return A.For(head.pos, head.init, head.cond, head.updates, body, head.annotations)
+
+    def for_inits(self, c: list[Any]) -> list[A.Stmt]:
+        return [_as_stmt(x) for x in c]
+
+    def for_updates(self, c: list[Any]) -> list[A.Stmt]:
+        return list(c)
+
+    def for_var_decl(self, c: list[Any]) -> A.VarDecl:
+        return self.var_decl(c)
+
+    def for_assign(self, c: list[Any]) -> A.Assign:
+        return self.assignment(c)
+
+    def for_call(self, c: list[Any]) -> A.CallStmt:
+        return self.call_statement(c)
+
+    def for_call_targs(self, c: list[Any]) -> A.CallStmt:
+        return self.call_statement_targs(c)
+
+    def for_range(self, c: list[Any]) -> A.Binary:
+        return A.Binary(_pos(c[0]), "..", c[0], c[2])
 
     # ------------------------------------------------------ expressions
 

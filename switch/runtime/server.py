@@ -137,11 +137,16 @@ class P4RuntimeServer:
             futures.ThreadPoolExecutor(max_workers=self._max_workers,
                                        thread_name_prefix="p4rt"),
             options=[("grpc.max_receive_message_length", MAX_MESSAGE),
-                     ("grpc.max_send_message_length", MAX_MESSAGE)])
+                     ("grpc.max_send_message_length", MAX_MESSAGE),
+                     # a second switch on a taken port must fail, not share it
+                     ("grpc.so_reuseport", 0)])
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(_Servicer(self), server)
-        port = server.add_insecure_port(self.address)
+        try:
+            port = server.add_insecure_port(self.address)
+        except RuntimeError:  # grpcio reports a failed bind this way
+            port = 0
         if not port:
-            raise OSError(f"cannot listen on {self.address}")
+            raise OSError(f"cannot listen on {self.address}: address in use or not local")
         server.start()
         self._grpc = server
         self.port = port

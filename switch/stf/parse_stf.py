@@ -163,14 +163,15 @@ def parse_key_value(text: str) -> KeyValue:
 
 
 def parse_packet_data(text: str) -> bytes:
+    """The packet's bytes, converted as p4c's runner converts them: two hex digits at a
+    time, so a trailing lone digit is a byte of its own (``5`` is 0x05); no digits at
+    all is an empty packet."""
     digits = "".join(text.split())
-    if not digits:
-        raise _LineError("packet: missing packet data")
     bad = next((c for c in digits if c not in _DIGITS[16]), None)
     if bad is not None:
         raise _LineError(f"packet: invalid hex digit '{bad}'")
     if len(digits) % 2:
-        raise _LineError(f"packet: odd number of hex digits ({len(digits)})")
+        return bytes.fromhex(digits[:-1]) + bytes([int(digits[-1], 16)])
     return bytes.fromhex(digits)
 
 

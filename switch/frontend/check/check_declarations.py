@@ -81,17 +81,19 @@ def _aggregate(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl)
     fields: list[T.FieldType] = []
     kind = {A.HeaderDecl: "header", A.StructDecl: "struct"}.get(type(d), "header_union")
     varbits = 0
+    fields_ok = True
     for f in d.fields:
         t = chk.resolve(f.type_ref)
         fields.append(T.FieldType(f.name, t))
         if is_unknown(t):
+            fields_ok = False
             continue
         base = t
         while isinstance(base, T.NewType):
             base = base.underlying
         bad = False
         if isinstance(d, A.HeaderDecl):
-            bad = not isinstance(base, HEADER_FIELD_TYPES)
+            bad = not (isinstance(base, HEADER_FIELD_TYPES) or _fixed_bits_struct(base))
             if isinstance(base, T.Varbit):
                 varbits += 1
                 if varbits > 1:
@@ -102,15 +104,42 @@ def _aggregate(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl)
         else:
             bad = isinstance(base, NOT_IN_STRUCTS)
         if bad:
+            fields_ok = False
             chk.ctx.error(_field_pos(chk, f), f"Field {f.name} of {kind} {d.name} cannot have "
                           f"type {t}", len(f.name))
     if isinstance(d, A.HeaderDecl):
         t = T.Header(d.name, tuple(fields), d)
+        if fields_ok:
+            _byte_aligned(chk, d, t)
     elif isinstance(d, A.HeaderUnionDecl):
         t = T.HeaderUnion(d.name, tuple(fields), d)
     else:
         t = T.Struct(d.name, tuple(fields), d)
     chk.ctx.decl_types[id(d)] = t
+
+
+def _fixed_bits_struct(t: T.Type) -> bool:
+    """A struct that may be a header field: its fields are bit<W>, int<W>, bool,
+    serializable enums or such structs; the header holds their bits in order."""
+    if not isinstance(t, T.Struct):
+        return False
+    for f in t.fields:
+        ft = f.type
+        while isinstance(ft, T.NewType):
+            ft = ft.underlying
+        if not (isinstance(ft, (T.Bits, T.Bool, T.SerEnum)) or _fixed_bits_struct(ft)):
+            return False
+    return True
+
+
+def _byte_aligned(chk: Checker, d: A.HeaderDecl, t: T.Header) -> None:
+    """BMv2 (p4c-bm2-ss) refuses a header whose fields, a varbit at its maximum width,
+    do not add up to whole bytes; so does this target, with p4c's message."""
+    width = F.size_of_type(t, maximum=True)
+    if width is not None and width % 8:
+        chk.decl_error(d, f"{d.name}: Found header with fields totaling {width} bits.  BMv2 "
+                       "target only supports headers with fields totaling a multiple of 8 "
+                       "bits.")
 
 
 def _enum(chk: Checker, d: A.EnumDecl) -> None:

@@ -483,7 +483,7 @@ def _equality(chk: Checker, e: A.Binary) -> A.Expr:
         rt = right.type
     if is_unknown(lt, rt):
         return unknown(e)
-    if lt != rt or isinstance(lt, (T.Void, T.Varbit)):
+    if lt != rt or isinstance(lt, T.Void):
         if not (isinstance(lt, T.InfInt) and isinstance(rt, T.InfInt)):
             chk.error_at(e, f"'{chk.text(left)}' with type '{lt}' cannot be compared to "
                          f"'{chk.text(right)}' with type '{rt}'")

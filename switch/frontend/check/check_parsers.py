@@ -57,6 +57,9 @@ def check_states(chk: Checker, d: A.ParserDecl) -> None:
         with chk.inside(in_state=True):
             stmts = []
             for s in st.stmts:
+                if isinstance(s, (A.For, A.ForIn)):
+                    chk.ctx.error(s.pos, "for: loops are not allowed in a parser", 3)
+                    continue
                 if not isinstance(s, STATE_STMTS) and not isinstance(s, A.Unsupported):
                     chk.ctx.error(s.pos, f"{type(s).__name__.lower()} statements are not "
                                   "allowed in a parser state")

@@ -1,6 +1,6 @@
 """Statements: assignments (to writable places, with implicit conversion of the value),
 conditions, switch statements (on ``t.apply().action_run`` or on a value), returns,
-exits and local declarations."""
+exits and local declarations; loops are in ``check_loops``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from switch.frontend import types as T
 from switch.frontend.check import fold_constants as F
 from switch.frontend.check.check_calls import chk_writable
 from switch.frontend.check.check_expressions import is_unknown
+from switch.frontend.check.check_loops import check_for, check_for_in, check_jump
 from switch.frontend.check.context import Unknown
 
 if TYPE_CHECKING:
@@ -35,6 +36,12 @@ def check_stmt(chk: Checker, s: A.Stmt | A.Node) -> A.Stmt:
         return _switch(chk, s)
     if isinstance(s, A.Return):
         return _return(chk, s)
+    if isinstance(s, A.For):
+        return check_for(chk, s)
+    if isinstance(s, A.ForIn):
+        return check_for_in(chk, s)
+    if isinstance(s, (A.Break, A.Continue)):
+        return check_jump(chk, s)
     if isinstance(s, A.Exit):
         if chk.in_parser or chk.function is not None:
             where = "a parser" if chk.in_parser else "a function"

@@ -39,6 +39,7 @@ class Checker:
         self.table: A.TableDecl | None = None
         self.in_state = False
         self.allow_action_run = False
+        self.loops = 0  # how many `for` loops enclose the statement being checked
 
     # ---------------------------------------------------------------- walking
 

@@ -160,7 +160,20 @@ class ResolveNames:
             self.expr(s.value, scope)
         elif isinstance(s, A.DeclStmt):
             self.local_decl(s.decl, scope)
-        elif isinstance(s, (A.Exit, A.Empty)):
+        elif isinstance(s, A.For):
+            inner = Scope(scope, "for")  # the declarations of the init clause
+            for x in s.init:
+                self.stmt(x, inner)
+            self.expr(s.cond, inner)
+            for x in s.updates:
+                self.stmt(x, inner)
+            self.stmt(s.body, Scope(inner, "block"))
+        elif isinstance(s, A.ForIn):
+            self.expr(s.collection, scope)  # before the loop variable exists
+            inner = Scope(scope, "for")
+            self.local_decl(s.var, inner)
+            self.stmt(s.body, Scope(inner, "block"))
+        elif isinstance(s, (A.Exit, A.Empty, A.Break, A.Continue)):
             pass
         elif isinstance(s, A.Unsupported):
             self.ctx.unsupported(s.pos, s.what)

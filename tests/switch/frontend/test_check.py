@@ -448,8 +448,33 @@ parser MyParser(packet_in pkt, out headers hdr, inout metadata meta,
         ]
 
     def test_header_field_type_restriction(self) -> None:
-        src = ingress("", top="struct s_t { bit<8> a; }\nheader bad_t { s_t inner; }\n")
-        assert diagnostics(src) == ["Field inner of header bad_t cannot have type s_t"]
+        top = ("header in_t { bit<8> a; }\nstruct s_t { bit<8> a; in_t h; }\n"
+               "header bad_t { s_t inner; }\n")
+        assert diagnostics(ingress("", top=top)) == [
+            "Field inner of header bad_t cannot have type s_t"]
+
+    def test_header_field_may_be_a_struct_of_bits(self) -> None:
+        top = ("struct in_t { bit<4> x; bool b; int<3> y; }\nstruct s_t { bit<8> a; in_t i; }\n"
+               "header ok_t { s_t inner; }\n")
+        program = compile_ok(ingress("ok_t v = { { 1, { 2, true, -1 } } };\n"
+                                     "meta.x = v.inner.a + (bit<8>)v.inner.i.x;", top=top))
+        members = {n.name: n.type for n in walk(program.decls) if isinstance(n, A.Member)}
+        assert members["inner"] == T.Struct("s_t", ())
+        assert members["x"] == T.Bits(4)
+
+    def test_header_must_be_whole_bytes(self) -> None:
+        top = "header odd_t { bit<8> a; bit<4> b; varbit<16> v; }\n"
+        assert diagnostics(ingress("", top=top)) == [
+            "odd_t: Found header with fields totaling 28 bits.  BMv2 target only supports "
+            "headers with fields totaling a multiple of 8 bits."]
+
+    def test_varbits_compare_only_with_the_same_type(self) -> None:
+        top = ("header v8_t { varbit<8> v; }\nheader v16_t { varbit<16> v; }\n"
+               "struct vs_t { v8_t a; v16_t b; v16_t c; }\n")
+        src = ingress("meta.f = s.b.v == s.c.v || s.b != s.c;\nmeta.f = s.a.v == s.b.v;",
+                      locals_="    vs_t s;", top=top)
+        assert diagnostics(src) == ["'s.a.v' with type 'varbit<8>' cannot be compared to "
+                                    "'s.b.v' with type 'varbit<16>'"]
 
     def test_stack_next_outside_parser(self) -> None:
         top = "header tag_t { bit<8> v; }\nstruct st_t { tag_t[2] tags; }\n"
@@ -722,6 +747,20 @@ parser MyParser(packet_in pkt, out headers hdr, inout metadata meta,
             "MyParser: parser has no 'start' state"
         ]
 
+    def test_no_loops_in_a_parser(self) -> None:
+        parser = self._parser("""
+    state start {
+        if (meta.x == 0) {
+            for (bit<8> i = 0; i < 2; i = i + 1) { meta.y = meta.y + 1; }
+        }
+        transition accept;
+    }
+""")
+        src = ingress("", parser=parser)
+        message, line, col = first_error(src)
+        assert message == "for: loops are not allowed in a parser"
+        assert (line, col) == (line_of(src, "for (bit<8>"), col_of(src, "for (bit<8>"))
+
     def test_transition_to_unknown_state(self) -> None:
         parser = self._parser("    state start { transition nowhere; }")
         src = ingress("", parser=parser)
@@ -729,6 +768,55 @@ parser MyParser(packet_in pkt, out headers hdr, inout metadata meta,
         assert message == "nowhere: declaration not found"
         assert (line, col) == (line_of(src, "transition nowhere"),
                                col_of(src, "transition nowhere", "nowhere"))
+
+
+# -------------------------------------------------------------------- loops
+
+
+class TestLoops:
+    def test_checked_loops(self) -> None:
+        top = "header tag_t { bit<8> v; }\nstruct st_t { tag_t[2] tags; }\n"
+        program = compile_ok(ingress("""
+        for (bit<8> i = 0; i < meta.x; i = i + 1) { if (i == 3) { break; } continue; }
+        for (int<8> k in -2 .. 2) { meta.s = meta.s + k; }
+        for (tag_t t in s.tags) { meta.x = meta.x + t.v; }
+        for (bit<16> w in {1, 2, meta.x ++ meta.x}) { meta.y = meta.y ^ w; }
+""", locals_="    st_t s;", top=top))
+        body = program.pipeline["ig"].decl.body.stmts  # type: ignore[attr-defined]
+        three, rng, stack, listed = body
+        assert isinstance(three, A.For) and three.cond.type == T.Bool()
+        assert isinstance(rng, A.ForIn) and isinstance(rng.collection, A.Binary)
+        lo, hi = rng.collection.left, rng.collection.right
+        assert (lo.value, lo.type, hi.value, hi.type) == (  # type: ignore[attr-defined]
+            -2, T.Bits(8, True), 2, T.Bits(8, True))
+        assert isinstance(stack, A.ForIn) and stack.collection.type == T.Stack(
+            T.Header("tag_t", ()), 2)
+        assert isinstance(listed, A.ForIn) and isinstance(listed.collection, A.ListExpr)
+        assert [e.type for e in listed.collection.elements] == [T.Bits(16)] * 3
+
+    @pytest.mark.parametrize("body, message, at", [
+        ("break;", "break: only allowed inside a 'for' loop", "break"),
+        ("if (meta.f) { continue; }", "continue: only allowed inside a 'for' loop",
+         "continue"),
+        ("for (bit<8> i = 0; meta.x; i = i + 1) { }",
+         "meta.x: condition must be a bool, not bit<8>", "meta.x"),
+        ("for (bool b in false .. true) { }",
+         "false .. true: a range can only be iterated with a bit<W> or int<W> variable, "
+         "not bool", "false"),
+        ("for (bit<8> v in meta.x) { }",
+         "meta.x: cannot iterate over a value of type bit<8>; use a range (lo .. hi), a "
+         "header stack or a list", "meta.x"),
+        ("for (bit<8> i in 0 .. 3) { } meta.x = i;", "i: declaration not found", "i;"),
+    ])
+    def test_loop_errors(self, body: str, message: str, at: str) -> None:
+        src = ingress(body)
+        assert first_error(src) == (message, line_of(src, body), col_of(src, body, at))
+
+    def test_stack_element_type_must_match(self) -> None:
+        top = "header tag_t { bit<8> v; }\nheader other_t { bit<8> v; }\n" \
+              "struct st_t { tag_t[2] tags; }\n"
+        src = ingress("for (other_t o in s.tags) { }", locals_="    st_t s;", top=top)
+        assert diagnostics(src) == ["o: the elements of s.tags have type tag_t, not other_t"]
 
 
 # ------------------------------------------------------------------- tables

@@ -907,6 +907,49 @@ def test_statements() -> None:
     assert isinstance(s[7], A.Return) and sx(s[7].value) == "(+ x 1)"
 
 
+def test_for_statements() -> None:
+    s = stmts("""
+        for (bit<8> i = 0, j = 1; i < n; i = i + 1, f(i)) { if (i == 2) { continue; } break; }
+        for (; x < 3;) x = x + 1;
+        for (T e in hs) { }
+        @unroll for (bit<8> k in lo .. hi + 1) ;
+        for (bit<4> v in {1, 2, 3}) { }
+    """, prelude="header T { bit<8> f; }\n")
+    three = s[0]
+    assert isinstance(three, A.For)
+    assert [type(x).__name__ for x in three.init] == ["DeclStmt", "Assign"]
+    assert sx(three.cond) == "(< i n)"
+    assert [type(x).__name__ for x in three.updates] == ["Assign", "CallStmt"]
+    assert isinstance(three.body, A.Block)
+    assert [type(x).__name__ for x in three.body.stmts] == ["If", "Break"]
+    empty = s[1]
+    assert isinstance(empty, A.For) and empty.init == [] and empty.updates == []
+    assert isinstance(empty.body, A.Assign)
+    stack = s[2]
+    assert isinstance(stack, A.ForIn) and stack.var.name == "e" and sx(stack.collection) == "hs"
+    assert ty(stack.var.type_ref) == "T"
+    rng = s[3]
+    assert isinstance(rng, A.ForIn) and sx(rng.collection) == "(.. lo (+ hi 1))"
+    assert [a.name for a in rng.annotations] == ["unroll"] and isinstance(rng.body, A.Empty)
+    listed = s[4]
+    assert isinstance(listed, A.ForIn) and sx(listed.collection) == "{1 2 3}"
+
+
+def test_for_body_closes_like_an_if_body() -> None:
+    # the else belongs to the if inside the loop body
+    s = stmts("if (a) for (;b;) if (c) x = 1; else x = 2;")
+    outer = s[0]
+    assert isinstance(outer, A.If) and outer.other is None
+    loop = outer.then
+    assert isinstance(loop, A.For) and isinstance(loop.body, A.If)
+    assert loop.body.other is not None
+
+
+def test_for_needs_a_condition() -> None:
+    assert syntax_error("control C() { apply { for (;;) { } } }") == \
+        '<input>(1): error: syntax error, unexpected ";"'
+
+
 def test_switch_label_may_not_start_with_a_brace() -> None:
     s = stmts("switch (k) { 1: { } (2): { } -3: { } }")
     sw = s[0]

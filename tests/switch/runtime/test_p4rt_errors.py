@@ -51,3 +51,16 @@ def test_batch_status_has_one_error_per_element() -> None:
         assert detail.Unpack(e)
         unpacked.append((e.canonical_code, e.message))
     assert unpacked == [(code_pb2.OK, ""), (code_pb2.INVALID_ARGUMENT, "bad"), (code_pb2.OK, "")]
+
+
+def test_second_server_on_a_taken_port_fails() -> None:
+    from switch.runtime import P4RuntimeServer
+
+    first = P4RuntimeServer(device_id=1, address="127.0.0.1:0")
+    port = first.start()
+    try:
+        second = P4RuntimeServer(device_id=2, address=f"127.0.0.1:{port}")
+        with pytest.raises(OSError, match=f"cannot listen on 127.0.0.1:{port}"):
+            second.start()
+    finally:
+        first.stop()

@@ -35,6 +35,7 @@ header h_t {
     bit<16> port;
     int<8>  delta;
     bool    flag;
+    bit<7>  pad;                           // BMv2 headers are whole bytes
 }
 
 struct headers { h_t h; }

@@ -1,0 +1,88 @@
+"""Text for people: table entries, jobs and topologies as ``ina ctl`` prints them.
+
+Numbers print in decimal, except 48-bit values (MAC addresses) and 32-bit values whose
+name says they are an address (``dst_addr``, ``dip``, ``sip``, ...), which print as
+IPv4 addresses. An lpm match prints as ``value/len``."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from controller.entities import TableEntry
+from controller.jobs import Job
+from controller.p4info_schema import P4InfoSchema
+from controller.topology import Topology, sorted_names
+from controller.values import Exact, Lpm, Optional, Range, Ternary
+
+_ADDRESS = re.compile(r"(addr|ip|dip|sip|address)$", re.IGNORECASE)
+
+
+def format_value(value: int, width: int, name: str) -> str:
+    if width == 48:
+        return ":".join(f"{b:02x}" for b in value.to_bytes(6, "big"))
+    if width == 32 and _ADDRESS.search(name.rsplit(".", 1)[-1]):
+        return str(ipaddress.IPv4Address(value))
+    return str(value)
+
+
+def _match_text(value: object, width: int, name: str) -> str:
+    if isinstance(value, Exact):
+        return format_value(value.value, width, name)
+    if isinstance(value, Lpm):
+        return f"{format_value(value.value, width, name)}/{value.prefix_len}"
+    if isinstance(value, Ternary):
+        return f"{format_value(value.value, width, name)}&&&0x{value.mask:x}"
+    if isinstance(value, Range):
+        return f"{value.low}..{value.high}"
+    if isinstance(value, Optional):
+        return "*" if value.value is None else format_value(value.value, width, name)
+    return str(value)
+
+
+def format_entry(schema: P4InfoSchema, entry: TableEntry) -> str:
+    """``table field=value ... -> action(param=value, ...)``, one line."""
+    table = schema.table(entry.table)
+    widths = {f.name: f.bitwidth for f in table.match_fields}
+    short = table.preamble.name.rsplit(".", 1)[-1]
+    match = " ".join(f"{k}={_match_text(v, widths.get(k, 0), k)}"
+                     for k, v in entry.match.items())
+    head = f"{short} (default)" if entry.is_default else f"{short} {match}".rstrip()
+    if entry.priority:
+        head += f" priority={entry.priority}"
+    if entry.action is None:
+        return head
+    action = schema.action(entry.action)
+    pwidths = {p.name: p.bitwidth for p in action.params}
+    args = ", ".join(f"{k}={format_value(int(v), pwidths.get(k, 0), k)}"  # type: ignore[arg-type]
+                     for k, v in entry.params.items())
+    return f"{head} -> {action.preamble.name.rsplit('.', 1)[-1]}({args})"
+
+
+def format_job(job: Job) -> list[str]:
+    lines = [f"job {job.job_id}: workers {','.join(job.workers)}; root {job.tree.root}; "
+             f"slots {job.region_base}..{job.region_base + job.slots - 1} ({job.slots}); "
+             f"multicast group {job.mcast_grp}"]
+    for name, node in job.tree.switches.items():
+        kids = ", ".join(f"{c.node}@{c.port}" for c in node.children)
+        up = "root" if node.parent_port is None else f"parent port {node.parent_port}"
+        lines.append(f"  {name}: {up}; children {kids}")
+    addresses = sorted(set(job.aggregator.values()))
+    lines.append(f"  aggregator address: {', '.join(addresses)}")
+    return lines
+
+
+def format_topology(topo: Topology) -> list[str]:
+    lines = []
+    for name in sorted_names(topo.switches):
+        s = topo.switches[name]
+        cpu = f", cpu port {s.cpu_port}" if s.cpu_port is not None else ""
+        lines.append(f"{name}: device {s.device_id} at {s.grpc_address}, mac {s.mac}, "
+                     f"aggregator {s.aggregator_ip}{cpu}")
+        for port, peer in sorted(topo.ports[name].items()):
+            lines.append(f"  port {port}: {peer}")
+    for name in sorted_names(topo.hosts):
+        h = topo.hosts[name]
+        a = topo.attachments[name]
+        lines.append(f"{name}: {h.ip}/{h.prefix_len} {h.mac} on {a.switch}:{a.port}")
+    return lines

@@ -1,0 +1,1 @@
+"""Experiments: run switch-side and host-side all-reduce, record results, plot them."""

@@ -1,0 +1,216 @@
+"""A running Mininet network ready for aggregation jobs.
+
+``AllReduceNet.start`` builds the topology (``topologies.spec``), starts its P4Runtime
+switches (``ina switch`` or ``simple_switch_grpc``, without a program), compiles
+``p4/aggregation.p4`` into the work directory, and lets the controller push it, install
+the IPv4 routes and give the hosts their static ARP entries. Then any number of jobs
+run in it (``run_agents``), one after another or at once: ``ina run`` runs one,
+the end-to-end tests many. ``stop`` always tears the network down.
+
+The network holds ``topologies.netutil.mininet_lock`` while it runs (Mininet's
+interface names are global).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from controller.controller import Controller, install_static_arp
+from controller.jobs import Job
+from controller.pipeline import PipelineFiles
+from controller.topology import Topology, sorted_names
+from experiments.jobspec import TARGETS, AgentSpec
+from topologies.netutil import mininet_lock
+from topologies.nodes import BMv2Switch, InaSwitch, bmv2_missing, ina_command
+from topologies.spec import parse_topo_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAM = ROOT / "p4" / "aggregation.p4"
+AGENT_TIMEOUT = 300.0  # seconds an agent may take, start to finish
+AGENT_COMMAND = [sys.executable, "-m", "hosts.agent_cli"]
+"""``ina agent`` without the rest of ``ina``'s verbs, whose imports (gRPC, Mininet)
+would double the start-up time of every agent."""
+
+
+class RunError(RuntimeError):
+    """The network or a job could not run; the message says what and where."""
+
+
+@dataclass
+class AgentOutcome:
+    host: str
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def target_missing(target: str) -> str | None:
+    """Why ``target`` cannot run here (None when it can)."""
+    if target not in TARGETS:
+        return f"unknown target {target!r} (targets: {', '.join(TARGETS)})"
+    return bmv2_missing() if target == "bmv2" else None
+
+
+@dataclass
+class AllReduceNet:
+    topo_spec: str
+    work_dir: Path
+    target: str = "builtin"
+    bw: float | None = None
+    k: int = 64
+    seed: int | None = 1
+    net: Any = None
+    controller: Controller | None = None
+    topology: Topology | None = None
+    hosts: list[str] = field(default_factory=list)
+    _stack: ExitStack = field(default_factory=ExitStack)
+
+    # ------------------------------------------------------------- lifecycle
+
+    def start(self) -> AllReduceNet:
+        why = target_missing(self.target)
+        if why:
+            raise RunError(f"target {self.target}: {why}")
+        spec = self.topo_spec + (f",bw={self.bw:g}" if self.bw else "")
+        topo = parse_topo_spec(spec)
+        from mininet.log import setLogLevel
+        from mininet.net import Mininet
+
+        setLogLevel("critical")  # tc warnings (htb quantum) are not errors
+        logs = self.work_dir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        if self.target == "builtin":
+            node: Any = partial(InaSwitch, log_dir=logs, seed=self.seed)
+        else:
+            node = partial(BMv2Switch, log_dir=logs)
+        self._stack.enter_context(mininet_lock())
+        self.net = Mininet(topo=topo, controller=None, build=False, switch=node)
+        self._stack.callback(self.net.stop)
+        try:
+            self.net.build()
+            self.net.start()
+            self.topology = Topology.from_mininet(topo, self.net)
+            self.hosts = sorted_names(self.topology.hosts)
+            files = self.compile(self.work_dir / "build")
+            self.controller = Controller(self.topology).connect()
+            self._stack.callback(self.controller.close)
+            self.controller.push_pipeline(files)
+            self.controller.install_routes()
+            install_static_arp(self.net, self.topology)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        self._stack.close()
+
+    def __enter__(self) -> AllReduceNet:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def compile(self, out: Path) -> PipelineFiles:
+        """``p4/aggregation.p4`` for the target, with ``INA_K`` = k, into ``out``."""
+        out.mkdir(parents=True, exist_ok=True)
+        p4info, config = out / "aggregation.p4info.txtpb", out / "aggregation.json"
+        define = f"INA_K={self.k}"
+        if self.target == "builtin":
+            argv = [*ina_command(), "p4c", str(PROGRAM), "-D", define,
+                    "--p4runtime-files", str(p4info), "-o", str(config)]
+        else:
+            argv = ["p4c-bm2-ss", "-D", define, "--p4runtime-files", str(p4info),
+                    "-o", str(config), str(PROGRAM)]
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RunError(f"{' '.join(argv)} failed (status {proc.returncode}):\n"
+                           f"{(proc.stderr or proc.stdout).strip()}")
+        return PipelineFiles(p4info, config)
+
+    # --------------------------------------------------------------- control
+
+    @property
+    def ctl(self) -> Controller:
+        if self.controller is None:
+            raise RunError("the network is not started")
+        return self.controller
+
+    def switches(self) -> list[Any]:
+        return [self.net.get(name) for name in sorted_names(self.ctl.topology.switches)]
+
+    def impair(self, spec: str) -> None:
+        """Set ``spec`` (``loss=0.01,direction=both``; ``none`` clears) on every port of
+        every switch, through ``ina switch-cli`` (built-in switch only)."""
+        if self.target != "builtin":
+            raise RunError(f"impairments need the built-in switch, not {self.target}")
+        for sw in self.switches():
+            reply = sw.cli("impair", "all", spec)
+            if reply.returncode != 0:
+                raise RunError(f"ina switch-cli impair all {spec} on {sw.name}: "
+                               f"{reply.stderr.strip()}")
+
+    def create_job(self, job_id: int, workers: list[str], slots: int) -> Job:
+        return self.ctl.create_job(job_id, workers, slots=slots)
+
+    def delete_job(self, job_id: int) -> None:
+        self.ctl.delete_job(job_id)
+
+    # ---------------------------------------------------------------- agents
+
+    def run_agents(self, agents: list[AgentSpec], timeout: float = AGENT_TIMEOUT
+                   ) -> list[AgentOutcome]:
+        """Start every agent in its host, wait until all are ready, release them at
+        once and wait for all to finish."""
+        procs = []
+        try:
+            for a in agents:
+                argv = [*AGENT_COMMAND, *a.args, "--output", str(a.output),
+                        "--stats", str(a.stats), "--start-on-stdin"]
+                procs.append(self.net.get(a.host).popen(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True, cwd=str(ROOT)))
+            for a, p in zip(agents, procs, strict=True):
+                line = p.stdout.readline()
+                if line.strip() != "ready":
+                    p.wait(timeout=10)
+                    raise RunError(f"agent on {a.host} did not get ready (status "
+                                   f"{p.returncode}): {p.stderr.read().strip()}")
+            for p in procs:
+                p.stdin.write("go\n")
+                p.stdin.flush()
+            deadline = time.monotonic() + timeout
+            out = []
+            for a, p in zip(agents, procs, strict=True):
+                try:
+                    stdout, stderr = p.communicate(timeout=max(deadline - time.monotonic(), 1))
+                except subprocess.TimeoutExpired:
+                    raise RunError(f"agent on {a.host} did not finish within "
+                                   f"{timeout:g} s") from None
+                out.append(AgentOutcome(a.host, p.returncode, stdout, stderr))
+            return out
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+
+
+def need_root() -> str | None:
+    """Why a Mininet run is impossible here (None when it is possible)."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return "needs root (Mininet)"
+    if shutil.which("mnexec") is None:
+        return "needs Mininet's mnexec"
+    return None
+

@@ -1,0 +1,49 @@
+"""What one all-reduce job is (its workers, its input and the workers' settings), and
+the agent processes that run it. Light on imports: ``ina``'s argument parser uses it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from hosts.inputs import generate
+
+TARGETS = ("builtin", "bmv2")
+"""The switches a network can run: ``ina switch`` or BMv2's ``simple_switch_grpc``."""
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    job_id: int
+    workers: tuple[str, ...]
+    size: int
+    dist: str = "normal"
+    seed: int = 0
+    window: int = 64
+    k: int = 64
+    scaling: str = "tight"
+    timeout_ms: float = 100.0
+
+    def inputs(self) -> list[npt.NDArray[np.float32]]:
+        """Every worker's input, as its agent generates it (rank = position)."""
+        return [generate(self.dist, self.size, self.seed, rank)
+                for rank in range(len(self.workers))]
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["workers"] = list(self.workers)
+        return d
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One ``ina agent`` to run in host ``host``."""
+
+    host: str
+    args: list[str]  # the agent's options (without --output/--stats)
+    output: Path
+    stats: Path

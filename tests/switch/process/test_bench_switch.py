@@ -1,0 +1,42 @@
+"""``ina bench switch`` runs end to end and prints its figures (which are not judged)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from switchproc_helpers import ina, need_root
+
+pytestmark = pytest.mark.slow
+
+
+def test_bench_switch_prints_figures() -> None:
+    need_root()
+    result = ina("bench", "switch", "--count", "3000", timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert re.search(r"latency, one \d+-byte frame at a time \(\d+ of 500 arrived\): "
+                     r"p50 [\d.]+ ms, p90 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms", out), out
+    assert re.search(r"throughput, window of 64 frames: [\d,]+ packets/s", out), out
+    assert re.search(r"burst of 256 back-to-back frames: \d+ delivered", out), out
+    assert "switch port 1: rx" in out
+    assert "Traceback" not in result.stderr
+
+
+def test_bench_switch_refuses_a_program_without_a_route_table(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    need_root()
+    prog = tmp_path / "plain.p4"
+    prog.write_text(
+        "#include <core.p4>\n#include <v1model.p4>\n"
+        "struct h_t {}\nstruct m_t {}\n"
+        "parser P(packet_in p, out h_t h, inout m_t m, inout standard_metadata_t s) {\n"
+        "    state start { transition accept; } }\n"
+        "control V(inout h_t h, inout m_t m) { apply { } }\n"
+        "control I(inout h_t h, inout m_t m, inout standard_metadata_t s) { apply { } }\n"
+        "control E(inout h_t h, inout m_t m, inout standard_metadata_t s) { apply { } }\n"
+        "control C(inout h_t h, inout m_t m) { apply { } }\n"
+        "control D(packet_out p, in h_t h) { apply { } }\n"
+        "V1Switch(P(), V(), I(), E(), C(), D()) main;\n")
+    result = ina("bench", "switch", str(prog), timeout=300)
+    assert result.returncode == 1
+    assert "no table with one 32-bit LPM key" in result.stderr

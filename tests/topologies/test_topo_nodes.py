@@ -1,0 +1,116 @@
+"""The switch node classes in a Mininet network, with a stand-in switch executable."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from topo_helpers import SWITCH, PairTopo, need_root, write_fake_switch
+
+from topologies.netutil import StartError, is_listening, mininet_lock
+from topologies.nodes import BMv2Switch, InaSwitch, bmv2_missing
+
+
+class FakeInaSwitch(InaSwitch):
+    """An ``InaSwitch`` whose executable is the stand-in."""
+
+    fake: list[str] = []
+
+    def executable(self) -> list[str]:
+        return self.fake
+
+
+@pytest.fixture
+def make_net(tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """Factory for a built (not started) two-host Mininet network; always stopped."""
+    need_root()
+    from mininet.net import Mininet
+
+    FakeInaSwitch.fake = write_fake_switch(tmp_path)
+    nets: list[Any] = []
+
+    def make(switch: Any) -> Any:
+        net = Mininet(topo=PairTopo(), switch=switch, controller=None, build=False)
+        nets.append(net)
+        net.build()
+        return net
+
+    with mininet_lock():
+        try:
+            yield make
+        finally:
+            for net in nets:
+                net.stop()
+
+
+def test_ina_switch_command_line(make_net: Callable[..., Any], tmp_path: Path) -> None:
+    net = make_net(partial(InaSwitch, program="fwd.json", log_dir=tmp_path, cpu_port=255,
+                           impair=["2:loss=0.05"], seed=7, grpc_port=50123))
+    sw = net.get(SWITCH)
+    argv = sw.command()
+    assert argv[1:] == ["switch", "fwd.json", "-i", f"1@{SWITCH}-eth1", "-i",
+                        f"2@{SWITCH}-eth2", "--device-id", "1", "--impair", "2:loss=0.05",
+                        "--seed", "7", "--control-socket", str(tmp_path / f"{SWITCH}.sock"),
+                        "--", "--grpc-server-addr", "127.0.0.1:50123", "--cpu-port", "255"]
+    assert argv[0].endswith("ina")
+    assert sw.grpc_address == "127.0.0.1:50123"
+
+
+def test_no_program_means_no_p4_and_device_id_from_the_name(
+        make_net: Callable[..., Any], tmp_path: Path) -> None:
+    net = make_net(partial(BMv2Switch, log_dir=tmp_path, grpc_port=50124, trace=True))
+    argv = net.get(SWITCH).command()
+    assert argv == ["simple_switch_grpc", "--no-p4", "-i", f"1@{SWITCH}-eth1", "-i",
+                    f"2@{SWITCH}-eth2", "--device-id", "1", "--log-file",
+                    str(tmp_path / f"{SWITCH}.trace"), "--", "--grpc-server-addr",
+                    "127.0.0.1:50124"]
+
+
+def test_start_waits_for_the_grpc_port_and_stop_ends_the_process(
+        make_net: Callable[..., Any], tmp_path: Path) -> None:
+    net = make_net(partial(FakeInaSwitch, program="fwd.json", log_dir=tmp_path))
+    net.start()  # start() launches, batchStartup waits until the port listens
+    sw = net.get(SWITCH)
+    port = int(sw.grpc_address.rsplit(":", 1)[1])
+    assert is_listening("127.0.0.1", port)
+    log = (tmp_path / f"{SWITCH}.log").read_text()
+    assert f"fake switch fwd.json -i 1@{SWITCH}-eth1 -i 2@{SWITCH}-eth2" in log
+    sw.stop(deleteIntfs=False)
+    assert sw.exit_status == 0  # SIGTERM, clean exit
+    assert not is_listening("127.0.0.1", port)
+
+
+def test_a_switch_that_exits_is_reported_with_its_log(make_net: Callable[..., Any],
+                                                      tmp_path: Path) -> None:
+    net = make_net(partial(FakeInaSwitch, log_dir=tmp_path, extra_args=["--mode", "fail"]))
+    with pytest.raises(StartError, match=r"(?s)ina switch q4s1 exited with status 3 before "
+                       r"listening on 127.0.0.1:\d+; the end of its log .*q4s1.log:\n.*"
+                       r"error: interface q4s1-eth9 does not exist"):
+        net.start()
+
+
+def test_a_switch_that_never_listens_times_out(make_net: Callable[..., Any],
+                                               tmp_path: Path) -> None:
+    net = make_net(partial(FakeInaSwitch, log_dir=tmp_path, ready_timeout=0.5,
+                           stop_timeout=2, extra_args=["--mode", "silent"]))
+    with pytest.raises(StartError, match=r"did not listen on 127.0.0.1:\d+ within 0.5 s"):
+        net.start()
+    sw = net.get(SWITCH)
+    sw.stop(deleteIntfs=False)
+    assert sw.exit_status == 0
+
+
+def test_bmv2_switch_runs_simple_switch_grpc(make_net: Callable[..., Any],
+                                             tmp_path: Path) -> None:
+    reason = bmv2_missing()
+    if reason:
+        pytest.skip(reason)
+    net = make_net(partial(BMv2Switch, log_dir=tmp_path))
+    sw = net.get(SWITCH)
+    compiled = sw.compile(Path(__file__).parents[2] / "p4" / "ipv4_forward.p4", tmp_path)
+    assert compiled.p4info.exists() and compiled.device_config.exists()
+    net.start()
+    assert is_listening("127.0.0.1", int(sw.grpc_address.rsplit(":", 1)[1]))
