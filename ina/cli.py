@@ -65,11 +65,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "switch":
         from ina.bench_switch import bench_switch
 
-        return bench_switch(args.program, args.count)
+        return bench_switch(args.program, args.count, workers=args.workers,
+                            window=args.window, include_dirs=args.include_dirs,
+                            defines=args.defines)
     if args.what == "allreduce":
         from ina.bench_allreduce import bench_allreduce
 
-        return bench_allreduce(args.bw, args.size)
+        return bench_allreduce(args.bw, args.size, window=args.window, k=args.k)
     print(f"ina bench: unknown benchmark {args.what!r}", file=sys.stderr)
     return 2
 
@@ -124,6 +126,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="allreduce: the link rate in Mbit/s (default 100)")
     p.add_argument("--size", type=int, default=100_000, metavar="N",
                    help="allreduce: values per worker (default 100000)")
+    p.add_argument("--workers", type=int, default=2, metavar="N",
+                   help="switch, aggregation program: worker ports (default 2)")
+    p.add_argument("--window", type=int, default=64, metavar="S",
+                   help="switch (aggregation program) and allreduce: chunks in flight = "
+                        "the job's slots (default 64)")
+    p.add_argument("--k", type=int, default=64, metavar="K",
+                   help="allreduce: values per packet (8, 16, 32 or 64; default 64)")
     p.set_defaults(func=cmd_bench)
 
     p = verbs.add_parser("demo", help="run the demo experiment on the built-in switch")

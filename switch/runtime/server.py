@@ -30,8 +30,8 @@ Between VERIFY_AND_SAVE and COMMIT, Reads and Writes go to the saved pipeline wh
 packets still go through the running one; COMMIT then switches packets over.
 
 P4Runtime API version 1.4.1. UNIMPLEMENTED: roles other than the default one, the
-ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC write atomicity modes, action profiles and
-selectors, idle timeouts, per-color meter counters, ExternEntry and ``other`` stream
+ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC write atomicity modes, one-shot action selector
+programming, idle timeouts, per-color meter counters, ExternEntry and ``other`` stream
 messages.
 """
 

@@ -12,6 +12,7 @@ import re
 import secrets
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,7 +74,11 @@ def test_readme_switch_by_hand(names: dict[str, str], tmp_path: Path) -> None:
         switch = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     try:
         wait_listening(switch, "127.0.0.1", int(names["port"]), 60, "ina switch", log)
-        assert "ina switch: device 1 ready: " in log.read_text()
+        # the port listens a moment before the message reaches the log
+        deadline = time.monotonic() + 10
+        while "ina switch: device 1 ready: " not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
 
         shell = subprocess.run(_rename(shell_cli.strip(), names).split(), cwd=ROOT,
                                input=shell_commands, capture_output=True, text=True,
