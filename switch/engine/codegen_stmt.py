@@ -546,10 +546,29 @@ class StmtMixin(LoopMixin):
             self.em(f"_T('table', {self.mod.stmt_id(c.pos)}, ({tname}, {e}, {hit}))")
         act = self.tmp("_a")
         args = self.tmp("_args")
-        self.em(f"{act} = {e}.aidx")
-        self.em(f"{args} = {e}.args")
+        indirect = rt.profile is not None
+        if indirect and match_keys:
+            # an indirect entry names a member or a group: resolve it to an action
+            sels = []
+            for k in decl.keys:
+                if k.match_kind != "selector":
+                    continue
+                v = self.expr(k.expr)
+                kt = self.ty(k.expr)
+                if is_signed(kt):
+                    v = f"({v} & {(1 << scalar_width(kt)) - 1})"
+                sels.append(v)
+            sel = "(" + "".join(f"{v}, " for v in sels) + ")"
+            rs = self.mod.bind(rt.resolve, "rs_" + fqn)
+            r = self.tmp("_r")
+            self.em(f"{r} = {rs}({e}, {sel}) if {hit} else {e}")
+            self.em(f"{act} = {r}.aidx")
+            self.em(f"{args} = {r}.args")
+        else:
+            self.em(f"{act} = {e}.aidx")
+            self.em(f"{args} = {e}.args")
         refs = {self.action_fqn(r.action): r for r in decl.actions if r.action is not None}
-        n = len(rt.actions)
+        n = len(rt.actions) if not indirect else len(rt.actions) + 1  # + no action
         for i, spec in enumerate(rt.actions):
             ai = self.program.actions.get(spec.fqn)
             if ai is None:

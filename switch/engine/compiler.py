@@ -20,13 +20,14 @@ from switch.engine.codegen_expr import is_aggregate
 from switch.engine.codegen_parser import ParserMixin
 from switch.engine.layout import TypeGen, is_signed, scalar_width, strip
 from switch.engine.match import KeySpec, ValueSet
+from switch.engine.profiles import ActionProfile
 from switch.engine.runtime import Exact, Lpm, MatchValue, Optional, Range, Ternary
 from switch.engine.tables import ActionSpec, Table, TableConfig
 from switch.frontend import ast as A
 from switch.frontend import types as T
 from switch.frontend.program import BlockInstance, Program
 
-__all__ = ["CompiledProgram", "FuncGen", "UnsupportedError", "build_tables",
+__all__ = ["CompiledProgram", "FuncGen", "UnsupportedError", "build_profiles", "build_tables",
            "build_value_sets", "compile_program"]
 
 
@@ -161,8 +162,7 @@ def build_tables(program: Program,
     tables: dict[str, Table] = {}
     for fqn, ti in program.tables.items():
         decl = ti.decl
-        # Tables with an action profile/selector implementation take entries like
-        # direct tables (action and arguments per entry); selector keys are not matched.
+        # Selector keys are not matched: they feed the selector's hash (see profiles.py).
         keys = [KeySpec(k.name, k.match_kind, k.width) for k in ti.keys
                 if k.match_kind != "selector"]
         refs: dict[str, A.ActionRef] = {}
@@ -208,6 +208,39 @@ def build_tables(program: Program,
             table.add(kvals, found, args, priorities[i], const=cfg.entries_const)
         tables[fqn] = table
     return tables
+
+
+def build_profiles(program: Program, tables: dict[str, Table]) -> dict[str, ActionProfile]:
+    """The action profiles and selectors of the program's indirect tables, attached to
+    their tables (a profile named by several tables is shared)."""
+    profiles: dict[str, ActionProfile] = {}
+    for fqn, ti in program.tables.items():
+        name = ti.implementation
+        if name is None:
+            continue
+        prof = profiles.get(name)
+        if prof is None:
+            ext = program.externs.get(name)
+            if ext is None:
+                raise UnsupportedError(f"table {fqn}: no instance of {name}", ti.decl.pos)
+            args = list(ext.args)
+            if ext.extern == "action_selector":
+                algo = str(args[0]).rsplit(".", 1)[-1] if args else "crc16"
+                size = args[1] if len(args) > 1 else 0
+                prof = ActionProfile(name, int(size), algo)  # type: ignore[call-overload]
+            else:
+                prof = ActionProfile(name, int(args[0]) if args else 0)  # type: ignore[call-overload]
+            profiles[name] = prof
+        table = tables[fqn]
+        table.profile = prof
+        prof.tables.append(table)
+        widths = tuple(k.width for k in ti.keys if k.match_kind == "selector")
+        if prof.with_selector and not prof.widths:
+            prof.widths = widths
+        elif prof.with_selector and widths != prof.widths:
+            raise UnsupportedError(f"table {fqn}: selector keys differ from the other tables "
+                                   f"sharing {name}", ti.decl.pos)
+    return profiles
 
 
 def build_value_sets(program: Program) -> dict[str, ValueSet]:
@@ -397,8 +430,12 @@ def format_event(stmts: list[StmtInfo], kind: str, sid: int, data: Any) -> str:
         return f"{where}: exit"
     if kind == "table":
         table, entry, hit = data
-        action = table.actions[entry.aidx].fqn
-        call = f"{action}({', '.join(str(a) for a in entry.cp_args)})"
+        ref = getattr(entry, "ref", None)
+        if ref is not None:
+            call = f"member {ref.mid}" if hasattr(ref, "mid") else f"group {ref.gid}"
+        else:
+            action = table.actions[entry.aidx].fqn
+            call = f"{action}({', '.join(str(a) for a in entry.cp_args)})"
         if hit:
             keys = ", ".join(_show_key(k) for k in entry.keys)
             return f"{where}: table {table.name}: hit entry {entry.handle} [{keys}] -> {call}"

@@ -24,6 +24,8 @@ class ErrorCode(enum.Enum):
     TABLE_FULL = "table full"
     CONST_TABLE = "table is const"
     OUT_OF_RANGE = "index out of range"
+    IN_USE = "still in use"
+    FAILED_PRECONDITION = "failed precondition"
     UNSUPPORTED = "unsupported"
 
 
@@ -74,7 +76,35 @@ class ActionCall:
 
 
 @dataclass(frozen=True, slots=True)
+class MemberRef:
+    """An indirect table entry's action: member ``id`` of the table's action profile."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRef:
+    """An indirect table entry's action: group ``id`` of the table's action selector."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileMember:
+    id: int
+    action: ActionCall
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileGroup:
+    id: int
+    members: dict[int, int]  # member id -> weight
+    max_size: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class EntrySpec:
     keys: tuple[MatchValue, ...]  # one per key element, in key order
-    action: ActionCall
+    # a direct action; MemberRef/GroupRef for entries of indirect tables written so
+    action: ActionCall | MemberRef | GroupRef
     priority: int | None  # None for tables without ternary/range/optional keys

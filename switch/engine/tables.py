@@ -14,13 +14,18 @@ from typing import Any
 
 from switch.engine.match import KeySpec, make_index, needs_priority, normalize
 from switch.engine.meters import Meter
+from switch.engine.profiles import ActionProfile, ActionView, Group, Member
 from switch.engine.runtime import (
     ActionCall,
     EntrySpec,
     ErrorCode,
+    GroupRef,
     MatchValue,
+    MemberRef,
     SwitchRuntimeError,
 )
+
+Action = str | MemberRef | GroupRef
 
 
 @dataclass
@@ -36,7 +41,7 @@ class ActionSpec:
 
 class Entry:
     __slots__ = ("aidx", "args", "handle", "keys", "priority", "ident", "seq", "counter",
-                 "meter", "masked", "ranges", "const", "cp_args")
+                 "meter", "masked", "ranges", "const", "cp_args", "ref")
 
     def __init__(self, aidx: int, args: tuple, cp_args: tuple[int, ...]):
         self.aidx = aidx
@@ -50,6 +55,8 @@ class Entry:
         self.counter: list[int] | None = None
         self.meter: Meter | None = None
         self.const = False
+        # indirect entries: the profile member or group (aidx is then -1)
+        self.ref: Member | Group | None = None
 
 
 @dataclass
@@ -94,6 +101,7 @@ class Table:
         self._meter_clock = meter_clock
         self.default = self._make_default(cfg.default_action, cfg.default_args)
         self.initial_default = self.default
+        self.profile: ActionProfile | None = None  # set for indirect tables
 
     # ------------------------------------------------------------ name helpers
 
@@ -222,9 +230,12 @@ class Table:
 
     # ---------------------------------------------------------------- mutation
 
-    def add(self, keys: Sequence[Any] | Mapping[str, Any], action: str,
+    def add(self, keys: Sequence[Any] | Mapping[str, Any], action: Action,
             args: Sequence[int] | Mapping[str, int] = (), priority: int | None = None,
             *, const: bool = False) -> int:
+        """Add an entry running ``action``: an action name, or for an indirect table a
+        ``MemberRef``/``GroupRef`` (an action name there stands for an implicit member of
+        its own, as p4c's STF tests write entries of such tables)."""
         if not const:
             self._check_mutable()
         if not self.keys:
@@ -233,8 +244,13 @@ class Table:
                                      "action can be set")
         mvs = self._keys(keys)
         prio = self._priority(priority)
-        aidx = self._action(action, for_default=False)
-        cp, dp = self._args(aidx, args)
+        if isinstance(action, str):
+            aidx = self._action(action, for_default=False)
+            cp, dp = self._args(aidx, args)
+            ref = None
+        else:
+            aidx, cp, dp = -1, (), ()
+            ref = self._ref(action)
         ident = self.index.ident(mvs, prio)
         if self.index.find(ident) is not None:
             raise SwitchRuntimeError(ErrorCode.ALREADY_EXISTS,
@@ -256,20 +272,97 @@ class Table:
                        if self._meter_clock else Meter(self.cfg.direct_meter_bytes))
         self.index.add(e)  # ordered by priority, higher first, then oldest first
         self.entries[e.handle] = e
+        self._set_ref(e, ref)
         return e.handle
 
-    def modify(self, handle: int, action: str,
+    def modify(self, handle: int, action: Action,
                args: Sequence[int] | Mapping[str, int] = ()) -> None:
         self._check_mutable()
         e = self._get(handle)
-        aidx = self._action(action, for_default=False)
-        cp, dp = self._args(aidx, args)
-        e.aidx, e.args, e.cp_args = aidx, dp, cp
+        if isinstance(action, str):
+            aidx = self._action(action, for_default=False)
+            cp, dp = self._args(aidx, args)
+            self._set_ref(e, None)
+            e.aidx, e.args, e.cp_args = aidx, dp, cp
+        else:
+            ref = self._ref(action)
+            self._set_ref(e, ref)
+            e.aidx, e.args, e.cp_args = -1, (), ()
+
+    # ----------------------------------------------------------- indirect tables
+
+    def _ref(self, action: MemberRef | GroupRef) -> Member | Group:
+        """The profile member or group ``action`` names, checked for this table."""
+        prof = self.profile
+        if prof is None:
+            raise SwitchRuntimeError(ErrorCode.INVALID_ARGUMENT,
+                                     f"table {self.name} is a direct table: its entries "
+                                     "take an action, not a member or group")
+        if isinstance(action, MemberRef):
+            m = prof.member(action.id)
+            self._check_member(m)
+            return m
+        if isinstance(action, GroupRef):
+            if not prof.with_selector:
+                raise SwitchRuntimeError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"table {self.name}: action profile {prof.name} has no selector, so "
+                    "no groups")
+            g = prof.group(action.id)
+            if not g.order:
+                raise SwitchRuntimeError(
+                    ErrorCode.FAILED_PRECONDITION,
+                    f"table {self.name}: group {g.gid} of {prof.name} is empty")
+            for mid in g.weights:
+                self._check_member(prof.members[mid])
+            return g
+        raise SwitchRuntimeError(ErrorCode.BAD_ACTION, f"table {self.name}: {action!r} is not "
+                                 "an action name, a MemberRef or a GroupRef")
+
+    def _check_member(self, m: Member) -> None:
+        spec = self.actions[self._action(m.action, for_default=False)]
+        if spec.fqn != m.action:
+            raise SwitchRuntimeError(ErrorCode.BAD_ACTION,
+                                     f"member {m.mid}: action {m.action} is not an action "
+                                     f"of table {self.name}")
+
+    @staticmethod
+    def _set_ref(e: Entry, ref: Member | Group | None) -> None:
+        if e.ref is not None:
+            e.ref.refs -= 1
+        if ref is not None:
+            ref.refs += 1
+        e.ref = ref
+
+    def action_index_for(self, name: str) -> int:
+        """The index of the action ``name`` entries may run (BAD_ACTION otherwise)."""
+        return self._action(name, for_default=False)
+
+    def check_args(self, aidx: int, args: Sequence[int] | Mapping[str, int]
+                   ) -> tuple[tuple, tuple]:
+        """(control-plane, data-plane) values of the arguments of action ``aidx``."""
+        return self._args(aidx, args)
+
+    def uses_member(self, m: Member) -> bool:
+        return any(e.ref is m or (isinstance(e.ref, Group) and m.mid in e.ref.weights)
+                   for e in self.entries.values())
+
+    def resolve(self, e: Entry, sel: tuple[int, ...]) -> Entry | ActionView:
+        """What a hit on ``e`` runs; ``sel`` are the selector key values."""
+        ref = e.ref
+        if ref is None:
+            return e
+        prof = self.profile
+        assert prof is not None
+        if isinstance(ref, Member):
+            return prof.view(self, ref)
+        return prof.select(self, ref, sel)
 
     def delete(self, handle: int) -> None:
         self._check_mutable()
         e = self._get(handle)
         self.index.remove(e)
+        self._set_ref(e, None)
         del self.entries[handle]
 
     def clear(self) -> None:
@@ -277,6 +370,7 @@ class Table:
         for h, e in list(self.entries.items()):
             if not e.const:
                 self.index.remove(e)
+                self._set_ref(e, None)
                 del self.entries[h]
 
     def set_default(self, action: str, args: Sequence[int] | Mapping[str, int] = ()) -> None:
@@ -291,7 +385,15 @@ class Table:
     # ------------------------------------------------------------------- reads
 
     def spec(self, e: Entry) -> EntrySpec:
-        return EntrySpec(e.keys, ActionCall(self.actions[e.aidx].fqn, e.cp_args), e.priority)
+        ref = e.ref
+        action: ActionCall | MemberRef | GroupRef
+        if isinstance(ref, Member):
+            action = MemberRef(ref.mid)
+        elif isinstance(ref, Group):
+            action = GroupRef(ref.gid)
+        else:
+            action = ActionCall(self.actions[e.aidx].fqn, e.cp_args)
+        return EntrySpec(e.keys, action, e.priority)
 
     def list(self) -> list[tuple[int, EntrySpec]]:
         return [(h, self.spec(e)) for h, e in self.entries.items()]

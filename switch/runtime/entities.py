@@ -8,7 +8,8 @@ from p4.v1 import p4runtime_pb2
 
 from switch.runtime import entities_externs as ext
 from switch.runtime.entities_pre import read_pre_entries, write_pre_entry
-from switch.runtime.entities_table import NO_PROFILES, read_table_entries, write_table_entry
+from switch.runtime.entities_profiles import read_groups, read_members, write_group, write_member
+from switch.runtime.entities_table import read_table_entries, write_table_entry
 from switch.runtime.errors import invalid_argument, unimplemented
 from switch.runtime.state import PipelineState
 
@@ -42,8 +43,10 @@ def apply_update(state: PipelineState, update: p4runtime_pb2.Update,
         ext.write_value_set(state, utype, entity.value_set_entry)
     elif kind == "digest_entry":
         ext.write_digest_entry(state, utype, entity.digest_entry)
-    elif kind in ("action_profile_member", "action_profile_group"):
-        raise unimplemented(NO_PROFILES)
+    elif kind == "action_profile_member":
+        write_member(state, utype, entity.action_profile_member)
+    elif kind == "action_profile_group":
+        write_group(state, utype, entity.action_profile_group)
     elif kind == "extern_entry":
         raise unimplemented(NO_EXTERNS)
     else:
@@ -71,8 +74,10 @@ def read_entity(state: PipelineState, entity: p4runtime_pb2.Entity
         return ext.read_value_sets(state, entity.value_set_entry)
     if kind == "digest_entry":
         return ext.read_digest_entries(state, entity.digest_entry)
-    if kind in ("action_profile_member", "action_profile_group"):
-        raise unimplemented(NO_PROFILES)
+    if kind == "action_profile_member":
+        return read_members(state, entity.action_profile_member)
+    if kind == "action_profile_group":
+        return read_groups(state, entity.action_profile_group)
     if kind == "extern_entry":
         raise unimplemented(NO_EXTERNS)
     raise invalid_argument("the read request has an empty entity")

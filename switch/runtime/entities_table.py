@@ -11,7 +11,13 @@ update leaves the table as it was. Rules followed (P4Runtime 1.x):
 * ``idle_timeout_ns`` on a table with ``support_timeout`` is UNIMPLEMENTED (the switch
   has no idle timeout), elsewhere INVALID_ARGUMENT;
 * per-color meter counters (``meter_counter_data``) are UNIMPLEMENTED;
-* indirect tables (action profiles/selectors) are UNIMPLEMENTED: the engine has none.
+* indirect tables (``implementation`` = an action profile or selector) take an
+  ``action_profile_member_id`` or, with a selector, an ``action_profile_group_id``
+  (INVALID_ARGUMENT otherwise; an unknown member or group is NOT_FOUND, a member whose
+  action the table lacks INVALID_ARGUMENT, an empty group FAILED_PRECONDITION as BMv2
+  refuses it); one-shot programming (``action_profile_action_set``) is UNIMPLEMENTED;
+  their default entry is the program's default action: writing one is INVALID_ARGUMENT
+  (P4Runtime 1.x has no default member or group).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from switch.engine.runtime import EntrySpec, MatchValue
+from switch.engine.runtime import ActionCall, EntrySpec, GroupRef, MatchValue, MemberRef
 from switch.runtime.codec import decode_match, decode_params, encode_match, encode_params
 from switch.runtime.errors import (
     invalid_argument,
@@ -37,8 +43,11 @@ from switch.runtime.state import EntryExtras, PipelineState
 Update = p4runtime_pb2.Update
 ActionRef = p4info_pb2.ActionRef
 
-NO_PROFILES = ("action profiles and action selectors are not supported by the built-in "
-               "switch")
+ONE_SHOT = ("one-shot action selector programming (action_profile_action_set) is not "
+            "supported by the built-in switch: write members and a group, then point the "
+            "entry at the group")
+
+Action = str | MemberRef | GroupRef
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -80,18 +89,17 @@ def find_entry(state: PipelineState, t: TableInfo, te: p4runtime_pb2.TableEntry)
 
 
 def decode_action(state: PipelineState, t: TableInfo, ta: p4runtime_pb2.TableAction,
-                  *, default: bool) -> tuple[str, tuple[int, ...]]:
-    """(action name, parameter values) of a TableAction, checked against the table."""
+                  *, default: bool) -> tuple[Action, tuple[int, ...]]:
+    """(action name or member/group reference, parameter values) of a TableAction,
+    checked against the table."""
     kind = ta.WhichOneof("type")
     if kind is None:
         raise invalid_argument(f"table {t.name}: the table action is empty")
+    if t.indirect:
+        return _decode_indirect(state, t, ta, kind, default), ()
     if kind != "action":
-        if t.indirect:
-            raise unimplemented(f"table {t.name}: {NO_PROFILES}")
         raise invalid_argument(f"table {t.name} is a direct table: its entries take an "
                                f"action, not {kind}")
-    if t.indirect:
-        raise unimplemented(f"table {t.name}: {NO_PROFILES}")
     aid = ta.action.action_id
     scope = t.action_scopes.get(aid)
     if scope is None:
@@ -107,6 +115,26 @@ def decode_action(state: PipelineState, t: TableInfo, ta: p4runtime_pb2.TableAct
         raise permission_denied(f"action {name} is @defaultonly in {t.name}: entries cannot "
                                 "use it")
     return name, decode_params(action, ta.action.params)
+
+
+def _decode_indirect(state: PipelineState, t: TableInfo, ta: p4runtime_pb2.TableAction,
+                     kind: str, default: bool) -> MemberRef | GroupRef:
+    if default:
+        raise invalid_argument(f"table {t.name} is an indirect table: its default action is "
+                               "the program's and cannot be written (P4Runtime 1.x)")
+    profile = state.schema.action_profiles.get(t.info.implementation_id)
+    selector = profile is not None and profile.with_selector
+    if kind == "action_profile_member_id":
+        return MemberRef(ta.action_profile_member_id)
+    if kind == "action_profile_group_id":
+        if not selector:
+            raise invalid_argument(f"table {t.name}: its action profile has no selector, so "
+                                   "entries take a member id, not a group id")
+        return GroupRef(ta.action_profile_group_id)
+    if kind == "action_profile_action_set":
+        raise unimplemented(f"table {t.name}: {ONE_SHOT}")
+    raise invalid_argument(f"table {t.name} is an indirect table: its entries take an action "
+                           f"profile member id{' or group id' if selector else ''}, not {kind}")
 
 
 def _check_common(t: TableInfo, utype: int, te: p4runtime_pb2.TableEntry) -> None:
@@ -237,6 +265,7 @@ def _write_default(state: PipelineState, t: TableInfo, utype: int,
     sw = state.switch
     if te.HasField("action"):
         name, args = decode_action(state, t, te.action, default=True)
+        assert isinstance(name, str)
         sw.table_set_default(t.name, name, args)
         state.defaults[t.name] = EntryExtras(te.controller_metadata, te.metadata)
     else:
@@ -282,7 +311,6 @@ def _read_entries(state: PipelineState, t: TableInfo, te: p4runtime_pb2.TableEnt
         # an exact filter on the match key: compare canonical encodings
         wanted = _canonical(t, decode_match(t.fields, te.match, f"table {t.name}"))
         specs = [(h, s) for h, s in specs if _canonical(t, s.keys) == wanted]
-    action_filter = te.action.action.action_id if te.HasField("action") else 0
     for handle, spec in specs:
         extras = state.extras(t.name, handle)
         if te.priority and (spec.priority or 0) != te.priority:
@@ -291,7 +319,7 @@ def _read_entries(state: PipelineState, t: TableInfo, te: p4runtime_pb2.TableEnt
             continue
         if te.metadata and extras.metadata != te.metadata:
             continue
-        if action_filter and state.schema.action_id(spec.action.action) != action_filter:
+        if te.HasField("action") and not _action_matches(state, spec, te.action):
             continue
         yield _entity(state, t, handle, spec, extras, te)
 
@@ -307,9 +335,7 @@ def _entity(state: PipelineState, t: TableInfo, handle: int, spec: EntrySpec,
     e = ent.table_entry
     e.table_id = t.id
     e.match.extend(encode_match(t.fields, spec.keys))
-    aid = state.schema.action_id(spec.action.action)
-    e.action.action.action_id = aid
-    e.action.action.params.extend(encode_params(state.schema.actions[aid], spec.action.args))
+    encode_table_action(state, spec.action, e.action)
     if t.needs_priority:
         e.priority = spec.priority or 0
     e.controller_metadata = extras.controller_metadata
@@ -324,6 +350,33 @@ def _entity(state: PipelineState, t: TableInfo, handle: int, spec: EntrySpec,
     if req.HasField("meter_config") and extras.meter_config is not None:
         e.meter_config.CopyFrom(extras.meter_config)
     return ent
+
+
+def encode_table_action(state: PipelineState, action: ActionCall | MemberRef | GroupRef,
+                        out: p4runtime_pb2.TableAction) -> None:
+    if isinstance(action, MemberRef):
+        out.action_profile_member_id = action.id
+    elif isinstance(action, GroupRef):
+        out.action_profile_group_id = action.id
+    else:
+        aid = state.schema.action_id(action.action)
+        out.action.action_id = aid
+        out.action.params.extend(encode_params(state.schema.actions[aid], action.args))
+
+
+def _action_matches(state: PipelineState, spec: EntrySpec,
+                    want: p4runtime_pb2.TableAction) -> bool:
+    """Whether an entry passes a read's action filter (the filter's set fields)."""
+    a = spec.action
+    kind = want.WhichOneof("type")
+    if kind == "action_profile_member_id":
+        return isinstance(a, MemberRef) and a.id == want.action_profile_member_id
+    if kind == "action_profile_group_id":
+        return isinstance(a, GroupRef) and a.id == want.action_profile_group_id
+    if kind == "action" and want.action.action_id:
+        return (isinstance(a, ActionCall)
+                and state.schema.action_id(a.action) == want.action.action_id)
+    return True
 
 
 def _default_entity(state: PipelineState, t: TableInfo) -> p4runtime_pb2.Entity:

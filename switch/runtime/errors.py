@@ -81,6 +81,8 @@ _ENGINE_CODES: dict[ErrorCode, grpc.StatusCode] = {
     ErrorCode.TABLE_FULL: StatusCode.RESOURCE_EXHAUSTED,
     ErrorCode.CONST_TABLE: StatusCode.PERMISSION_DENIED,
     ErrorCode.OUT_OF_RANGE: StatusCode.OUT_OF_RANGE,
+    ErrorCode.IN_USE: StatusCode.FAILED_PRECONDITION,
+    ErrorCode.FAILED_PRECONDITION: StatusCode.FAILED_PRECONDITION,
     ErrorCode.UNSUPPORTED: StatusCode.UNIMPLEMENTED,
 }
 

@@ -3,8 +3,9 @@
 Used when a controller pushes a new device config with the same P4Info (the program's
 code changed, its control-plane interface did not): table entries (with their cookies,
 direct counter values and direct meter configs), default actions the controller set,
-multicast groups, clone sessions, value sets, meter configs, digest configs, and the
-contents of registers and counters are copied from the running switch into the new one.
+action profile members and groups, multicast groups, clone sessions, value sets, meter
+configs, digest configs, and the contents of registers and counters are copied from the
+running switch into the new one.
 Const entries come with the new program itself.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from p4.v1 import p4runtime_pb2
 
+from switch.engine.runtime import ActionCall
 from switch.runtime.entities_externs import write_value_set
 from switch.runtime.entities_pre import write_pre_entry
 from switch.runtime.entities_table import entry_is_const
@@ -25,11 +27,21 @@ def carry_over(old: PipelineState, new: PipelineState, cpu_port: int | None) -> 
     """Copy ``old``'s state into ``new`` (same P4Info); engine errors propagate."""
     src, dst = old.switch, new.switch
     schema = new.schema
+    for p in schema.action_profiles.values():
+        name = p.preamble.name
+        for m in src.profile_members(name):
+            dst.profile_member_add(name, m.id, m.action.action, m.action.args)
+        if p.with_selector:
+            for g in src.profile_groups(name):
+                dst.profile_group_add(name, g.id, g.members, g.max_size)
+    new.profile_groups.update(old.profile_groups)
     for t in schema.tables.values():
         for handle, spec in src.table_entries(t.name):
             if t.is_const or entry_is_const(src, t.name, handle):
                 continue
-            h = dst.table_add(t.name, spec.keys, spec.action.action, spec.action.args,
+            a = spec.action
+            action, args = (a.action, a.args) if isinstance(a, ActionCall) else (a, ())
+            h = dst.table_add(t.name, spec.keys, action, args,
                               spec.priority if t.needs_priority else None)
             extras = old.extras(t.name, handle)
             if t.direct_counter is not None:

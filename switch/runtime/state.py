@@ -4,7 +4,8 @@ and the control-plane state the engine does not keep.
 The engine stores what the data plane needs (entries, default actions, counters, PRE
 groups, ...). What P4Runtime adds on top -- entry cookies and metadata, meter configs
 exactly as written, multicast group metadata and the port encoding a client used,
-clone-session class of service, value-set members as written, digest configs -- lives
+clone-session class of service, value-set members as written, digest configs,
+action profile groups as written -- lives
 here, keyed by engine names and handles, so that reads give back what was written.
 """
 
@@ -44,6 +45,9 @@ class PipelineState:
     meter_configs: dict[tuple[str, int], p4runtime_pb2.MeterConfig] = field(default_factory=dict)
     value_sets: dict[int, list[p4runtime_pb2.ValueSetMember]] = field(default_factory=dict)
     digest_configs: dict[int, p4runtime_pb2.DigestEntry.Config] = field(default_factory=dict)
+    # (action profile id, group id) -> the group as written (weights, watch ports)
+    profile_groups: dict[tuple[int, int], p4runtime_pb2.ActionProfileGroup] = field(
+        default_factory=dict)
     # engine digest name (the struct type's name) -> P4Info digest id
     digest_ids: dict[str, int] = field(default_factory=dict)
 

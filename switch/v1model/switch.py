@@ -16,6 +16,7 @@ from typing import Any
 from switch.engine.codegen import UnsupportedError
 from switch.engine.compiler import (
     CompiledProgram,
+    build_profiles,
     build_tables,
     build_value_sets,
     compile_program,
@@ -24,11 +25,16 @@ from switch.engine.compiler import (
 from switch.engine.match import ValueSet
 from switch.engine.meters import now_us
 from switch.engine.pre import Pre
+from switch.engine.profiles import ActionProfile
 from switch.engine.runtime import (
     ActionCall,
     EntrySpec,
     ErrorCode,
+    GroupRef,
     MatchValue,
+    MemberRef,
+    ProfileGroup,
+    ProfileMember,
     SwitchRuntimeError,
 )
 from switch.engine.tables import Table
@@ -52,6 +58,10 @@ def _resolve(kind: str, name: str, names: Sequence[str]) -> str:
     raise SwitchRuntimeError(ErrorCode.NOT_FOUND, f"no {kind} named {name!r}")
 
 
+def _members(members: Sequence[int] | Mapping[int, int]) -> list[int] | dict[int, int]:
+    return dict(members) if isinstance(members, Mapping) else list(members)
+
+
 class V1Switch:
     def __init__(self, program: Program, *, seed: int = 0,
                  trace: Callable[[str], None] | None = None, cpu_port: int | None = None,
@@ -68,6 +78,7 @@ class V1Switch:
         clock = meter_clock or now_us
         try:
             self.tables: dict[str, Table] = build_tables(program, clock)
+            self.profiles: dict[str, ActionProfile] = build_profiles(program, self.tables)
             self.value_sets: dict[str, ValueSet] = build_value_sets(program)
             self.externs = ExternState(program, seed, clock)
             self.ctx = PacketCtx(self._log)
@@ -135,19 +146,23 @@ class V1Switch:
         return self.tables[_resolve("table", name, list(self.tables))]
 
     def table_add(self, table: str, keys: Sequence[MatchValue] | Mapping[str, MatchValue],
-                  action: str, args: Sequence[int] | Mapping[str, int] = (),
+                  action: str | MemberRef | GroupRef, args: Sequence[int] | Mapping[str, int] = (),
                   priority: int | None = None) -> int:
-        """Add an entry; returns its handle. Priorities: a larger value wins."""
+        """Add an entry; returns its handle. Priorities: a larger value wins. Entries of
+        indirect tables name a ``MemberRef`` or ``GroupRef`` (an action name there makes
+        an implicit member of the entry's own)."""
         with self.lock:
             return self.table(table).add(keys, self._action(action), args, priority)
 
-    def _action(self, name: str) -> str:
+    def _action(self, name: str | MemberRef | GroupRef) -> str | MemberRef | GroupRef:
+        if not isinstance(name, str):
+            return name
         try:
             return _resolve("action", name, list(self.program.actions))
         except SwitchRuntimeError as e:
             raise SwitchRuntimeError(ErrorCode.BAD_ACTION, e.message) from None
 
-    def table_modify(self, table: str, handle: int, action: str,
+    def table_modify(self, table: str, handle: int, action: str | MemberRef | GroupRef,
                      args: Sequence[int] | Mapping[str, int] = ()) -> None:
         with self.lock:
             self.table(table).modify(handle, self._action(action), args)
@@ -172,7 +187,8 @@ class V1Switch:
     def table_set_default(self, table: str, action: str,
                           args: Sequence[int] | Mapping[str, int] = ()) -> None:
         with self.lock:
-            self.table(table).set_default(self._action(action), args)
+            self.table(table).set_default(_resolve("action", action,
+                                                   list(self.program.actions)), args)
 
     def table_get_default(self, table: str) -> ActionCall:
         with self.lock:
@@ -181,6 +197,56 @@ class V1Switch:
     def table_reset_default(self, table: str) -> None:
         with self.lock:
             self.table(table).reset_default()
+
+    # -------------------------------------------------- action profiles/selectors
+
+    def profile(self, name: str) -> ActionProfile:
+        return self.profiles[_resolve("action profile", name, list(self.profiles))]
+
+    def profile_member_add(self, profile: str, member_id: int, action: str,
+                           args: Sequence[int] | Mapping[str, int] = ()) -> None:
+        with self.lock:
+            self.profile(profile).member_add(member_id, self._action_name(action), args)
+
+    def profile_member_modify(self, profile: str, member_id: int, action: str,
+                              args: Sequence[int] | Mapping[str, int] = ()) -> None:
+        with self.lock:
+            self.profile(profile).member_modify(member_id, self._action_name(action), args)
+
+    def profile_member_delete(self, profile: str, member_id: int) -> None:
+        with self.lock:
+            self.profile(profile).member_delete(member_id)
+
+    def profile_members(self, profile: str) -> list[ProfileMember]:
+        with self.lock:
+            return [ProfileMember(m.mid, ActionCall(m.action, m.cp_args))
+                    for m in self.profile(profile).members.values()]
+
+    def profile_group_add(self, profile: str, group_id: int,
+                          members: Sequence[int] | Mapping[int, int] = (),
+                          max_size: int = 0) -> None:
+        """``members``: member ids, or member id -> weight."""
+        with self.lock:
+            self.profile(profile).group_add(group_id, _members(members), max_size)
+
+    def profile_group_modify(self, profile: str, group_id: int,
+                             members: Sequence[int] | Mapping[int, int]) -> None:
+        with self.lock:
+            self.profile(profile).group_modify(group_id, _members(members))
+
+    def profile_group_delete(self, profile: str, group_id: int) -> None:
+        with self.lock:
+            self.profile(profile).group_delete(group_id)
+
+    def profile_groups(self, profile: str) -> list[ProfileGroup]:
+        with self.lock:
+            return [ProfileGroup(g.gid, dict(g.weights), g.max_size)
+                    for g in self.profile(profile).groups.values()]
+
+    def _action_name(self, name: str) -> str:
+        a = self._action(name)
+        assert isinstance(a, str)
+        return a
 
     # ------------------------------------------------------------------- PRE
 

@@ -194,8 +194,18 @@ control TestIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
         }
         default_action = NoAction();
     }
+    action_selector(HashAlgorithm.crc16, 32w16, 32w16) sel;
+    table ecmp {
+        key = { hdr.ethernet.dst: exact; hdr.ethernet.src: selector; }
+        actions = { forward; NoAction; }
+        implementation = sel;
+    }
 
     apply {
+        if (hdr.ethernet.etype == 0x9999) {
+            ecmp.apply();
+            exit;
+        }
         if (hdr.packet_out.isValid()) {
             sm.egress_spec = hdr.packet_out.egress_port;
             hdr.packet_out.setInvalid();

@@ -108,6 +108,24 @@ try:
     members = digest.digest.data[0].struct.members
     assert members[0].bitstring == b"\xbb" and members[1].bitstring == b"\x02", digest
     print("PASS digest")
+
+    m = sh.ActionProfileMember("TestIngress.sel")(member_id=1, action="TestIngress.forward")
+    m.action["port"] = "3"
+    m.insert()
+    g = sh.ActionProfileGroup("TestIngress.sel")(group_id=1)
+    g.add(member_id=1)
+    g.insert()
+    te = sh.TableEntry("TestIngress.ecmp")
+    te.match["hdr.ethernet.dst"] = "00:00:00:00:00:09"
+    te.group_id = 1
+    te.insert()
+    [e] = list(sh.TableEntry("TestIngress.ecmp").read())
+    assert e.group_id == 1, e
+    [rg] = list(sh.ActionProfileGroup("TestIngress.sel").read())
+    assert [x.member_id for x in rg.members] == [1], rg
+    [rm] = list(sh.ActionProfileMember("TestIngress.sel").read())
+    assert rm.member_id == 1, rm
+    print("PASS action-profile")
 finally:
     sh.teardown()
 print("DONE")
@@ -142,6 +160,7 @@ def test_p4runtime_shell(tmp_path: Path, compiled) -> None:  # type: ignore[no-u
         server.stop(grace=0)
     out = proc.stdout + proc.stderr
     for step in ("insert-read", "modify", "write-error", "delete", "ternary-range",
-                 "multicast", "counter", "register", "packet-out-in", "digest"):
+                 "multicast", "counter", "register", "packet-out-in", "digest",
+                 "action-profile"):
         assert f"PASS {step}" in proc.stdout, out
     assert "DONE" in proc.stdout and proc.returncode == 0, out
