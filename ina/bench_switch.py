@@ -1,21 +1,26 @@
 """``ina bench switch [PROGRAM]``: packets per second and latency through ``ina switch``.
 
-Creates two throw-away veth pairs, starts ``ina switch`` (a subprocess, as Mininet would)
-on their switch ends with PROGRAM (default ``p4/ipv4_forward.p4``), installs one route
-over P4Runtime, and sends IPv4/UDP frames into port 1 from a raw socket on the far end
-of the first pair; they come out of port 2. Needs root. Prints:
+Creates throw-away veth pairs, starts ``ina switch`` (a subprocess, as Mininet would) on
+their switch ends with PROGRAM (default ``p4/ipv4_forward.p4``; ``aggregation`` names
+``p4/aggregation.p4``), and drives it from raw sockets on the far ends. Needs root.
+Figures only; nothing is asserted.
+
+A program with the aggregation tables is measured as an aggregation switch: see
+``ina.bench_switch_agg``. Any other program is measured as a router: one route is
+installed over P4Runtime and IPv4/UDP frames go into port 1 and come out of port 2:
 
 - latency: one frame at a time, the time from send to arrival (percentiles);
 - throughput: ``--count`` frames with at most a window of frames in flight;
 - a back-to-back burst of 256 frames and how many came out.
 
-The program needs a table with a single 32-bit LPM key (the IPv4 destination) and an
+The router needs a table with a single 32-bit LPM key (the IPv4 destination) and an
 action whose parameters are a 9-bit port and optionally a 48-bit MAC address, as
-``ipv4_forward.p4``'s ``ipv4_lpm``/``forward``. Figures only; nothing is asserted.
+``ipv4_forward.p4``'s ``ipv4_lpm``/``forward``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -24,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
@@ -32,7 +39,8 @@ from switch.ports.bench import veth_pairs
 from switch.process.control import control_request
 from switch.process.p4rt_client import P4RuntimeClient, table_entry, wait_for_port
 
-DEFAULT_PROGRAM = Path(__file__).resolve().parents[1] / "p4" / "ipv4_forward.p4"
+PROGRAMS_DIR = Path(__file__).resolve().parents[1] / "p4"
+DEFAULT_PROGRAM = PROGRAMS_DIR / "ipv4_forward.p4"
 WINDOW = 64
 BURST = 256
 LATENCY_SAMPLES = 500
@@ -74,7 +82,7 @@ def _frame(seq: int) -> bytes:
     return bytes.fromhex("020000000001" "02000000000a" "0800") + bytes(ip) + udp
 
 
-def _host_socket(iface: str) -> socket.socket:
+def host_socket(iface: str) -> socket.socket:
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
     s.setsockopt(socket.SOL_SOCKET, 33, 32 << 20)  # SO_RCVBUFFORCE
     s.setsockopt(socket.SOL_SOCKET, 32, 32 << 20)  # SO_SNDBUFFORCE
@@ -103,6 +111,12 @@ def _receive(sink: socket.socket, wait: float) -> int:
 
 def _percentile(sorted_ms: list[float], q: float) -> float:
     return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
+
+
+def percentiles_text(sorted_ms: list[float]) -> str:
+    """``p50 ... ms, p90 ..., p99 ..., max ...`` of sorted milliseconds (not empty)."""
+    return (f"p50 {_percentile(sorted_ms, 0.5):.3f} ms, p90 {_percentile(sorted_ms, 0.9):.3f} "
+            f"ms, p99 {_percentile(sorted_ms, 0.99):.3f} ms, max {sorted_ms[-1]:.3f} ms")
 
 
 def _latency(src: socket.socket, sink: socket.socket, samples: int) -> list[float]:
@@ -151,22 +165,90 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def bench_switch(program: str | None, count: int) -> int:
+def resolve_program(program: str | None) -> str:
+    """The P4 source to run: a path, or the name of one of the project's programs
+    (``aggregation`` for ``p4/aggregation.p4``, ``ipv4_forward``)."""
+    if not program:
+        return str(DEFAULT_PROGRAM)
+    named = PROGRAMS_DIR / f"{program}.p4"
+    if not os.path.exists(program) and "/" not in program and named.is_file():
+        return str(named)
+    return program
+
+
+def bench_switch(program: str | None, count: int, *, workers: int = 2, window: int = 64,
+                 include_dirs: Sequence[str] = (), defines: Sequence[str] = ()) -> int:
+    """Run the benchmark; the exit status. A program with the aggregation tables
+    (``ina_job``) is measured as an aggregation switch with ``workers`` worker ports
+    (``ina.bench_switch_agg``), any other one as a router between two ports."""
     if os.geteuid() != 0:
         print("ina bench switch: needs root (veth pairs, raw sockets)", file=sys.stderr)
         return 1
-    program = program or str(DEFAULT_PROGRAM)
+    if not 1 <= workers <= 32:
+        print(f"ina bench switch: --workers {workers}: must be in [1, 32] (the bits of "
+              "a slot's bitmap)", file=sys.stderr)
+        return 2
+    if window < 1:
+        print(f"ina bench switch: --window {window}: must be at least 1", file=sys.stderr)
+        return 2
+    if count < 1:
+        print(f"ina bench switch: --count {count}: must be at least 1", file=sys.stderr)
+        return 2
+    program = resolve_program(program)
+    if not os.path.isfile(program):
+        print(f"ina bench switch: {program}: no such P4 program", file=sys.stderr)
+        return 2
+    compile_args = [*(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
+    with running_switch(program, max(2, workers), compile_args) as sw:
+        if sw is None:
+            return 1
+        with P4RuntimeClient(sw.address, device_id=0) as client:
+            info = client.get_p4info()
+        if any(t.preamble.name.endswith("ina_job") for t in info.tables):
+            from ina.bench_switch_agg import bench_aggregation
+
+            return bench_aggregation(sw, info, workers, window, count)
+        return _run_forwarding(sw, info, count)
+
+
+@dataclass(frozen=True)
+class RunningSwitch:
+    """An ``ina switch`` process with a program, on veth pairs (switch port i is
+    ``pairs[i - 1][0]``, its far end, where the hosts are, ``pairs[i - 1][1]``)."""
+
+    program: str
+    address: str  # P4Runtime
+    control: str  # the control socket
+    pairs: list[tuple[str, str]]
+
+
+@contextlib.contextmanager
+def running_switch(program: str, ports: int, compile_args: Sequence[str] = ()
+                   ) -> Iterator[RunningSwitch | None]:
+    """Start ``ina switch`` with ``program`` on ``ports`` throw-away veth pairs and
+    wait until it serves P4Runtime; None (after saying why) when it does not start.
+    Stops the switch and removes the pairs on exit."""
     address = f"127.0.0.1:{_free_port()}"
-    with tempfile.TemporaryDirectory(prefix="ina-bench-") as tmp, veth_pairs(2) as pairs:
-        (a1, h1), (a2, h2) = pairs
+    with tempfile.TemporaryDirectory(prefix="ina-bench-") as tmp, veth_pairs(ports) as pairs:
         control = os.path.join(tmp, "control.sock")
         log = open(os.path.join(tmp, "switch.log"), "w+")  # noqa: SIM115
+        attach = [arg for i, (a, _) in enumerate(pairs) for arg in ("-i", f"{i + 1}@{a}")]
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ina", "switch", program, "-i", f"1@{a1}", "-i", f"2@{a2}",
+            [sys.executable, "-m", "ina", "switch", program, *attach, *compile_args,
              "--control-socket", control, "--", "--grpc-server-addr", address],
             stdout=log, stderr=subprocess.STDOUT)
         try:
-            return _run(proc, log, program, address, control, h1, h2, count)
+            t = time.perf_counter()
+            while not wait_for_port(address, timeout=0.5):
+                if proc.poll() is not None or time.perf_counter() - t > 120:
+                    log.seek(0)
+                    print(f"ina bench switch: the switch did not start:\n{log.read()}",
+                          file=sys.stderr)
+                    yield None
+                    return
+            print(f"ina bench switch: {program}; switch ready in "
+                  f"{time.perf_counter() - t:.2f} s")
+            yield RunningSwitch(program, address, control, pairs)
         finally:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
@@ -174,33 +256,31 @@ def bench_switch(program: str | None, count: int) -> int:
             log.close()
 
 
-def _run(proc: subprocess.Popen[bytes], log: object, program: str, address: str,
-         control: str, h1: str, h2: str, count: int) -> int:
-    t = time.perf_counter()
-    while not wait_for_port(address, timeout=0.5):
-        if proc.poll() is not None or time.perf_counter() - t > 120:
-            log.seek(0)  # type: ignore[attr-defined]
-            print(f"ina bench switch: the switch did not start:\n"
-                  f"{log.read()}", file=sys.stderr)  # type: ignore[attr-defined]
-            return 1
-    print(f"ina bench switch: {program}; switch ready in {time.perf_counter() - t:.2f} s")
-    with P4RuntimeClient(address, device_id=0) as client:
-        info = client.get_p4info()
-        try:
-            table, key, action, _, params = _route(info)
-        except LookupError as e:
-            print(f"ina bench switch: {e}", file=sys.stderr)
-            return 1
+def print_port_counters(sw: RunningSwitch) -> None:
+    reply = control_request(sw.control, {"cmd": "counters"})
+    for row in reply.get("ports", []):
+        drops = row["drops"] or 0
+        if isinstance(drops, dict):  # by reason
+            drops = ", ".join(f"{n} {why}" for why, n in sorted(drops.items())) or "0"
+        print(f"switch port {row['port']}: rx {row['rx_packets']}, tx {row['tx_packets']}, "
+              f"drops {drops}")
+
+
+def _run_forwarding(sw: RunningSwitch, info: p4info_pb2.P4Info, count: int) -> int:
+    try:
+        table, key, action, _, params = _route(info)
+    except LookupError as e:
+        print(f"ina bench switch: {e}", file=sys.stderr)
+        return 1
+    with P4RuntimeClient(sw.address, device_id=0) as client:
         client.write(table_entry(info, table, {key: ("lpm", 0x0A000200, 24)}, action, params))
-    src, sink = _host_socket(h1), _host_socket(h2)
+    src, sink = host_socket(sw.pairs[0][1]), host_socket(sw.pairs[1][1])
     try:
         size = len(_frame(0))
         lat = _latency(src, sink, LATENCY_SAMPLES)
         if lat:
             print(f"latency, one {size}-byte frame at a time ({len(lat)} of {LATENCY_SAMPLES} "
-                  f"arrived): p50 {_percentile(lat, 0.5):.3f} ms, p90 "
-                  f"{_percentile(lat, 0.9):.3f} ms, p99 {_percentile(lat, 0.99):.3f} ms, "
-                  f"max {lat[-1]:.3f} ms")
+                  f"arrived): {percentiles_text(lat)}")
         else:
             print("latency: no frame came out of port 2 (is the route right?)")
         delivered, seconds = _throughput(src, sink, count)
@@ -210,8 +290,5 @@ def _run(proc: subprocess.Popen[bytes], log: object, program: str, address: str,
     finally:
         src.close()
         sink.close()
-    reply = control_request(control, {"cmd": "counters"})
-    for row in reply.get("ports", []):
-        print(f"switch port {row['port']}: rx {row['rx_packets']}, tx {row['tx_packets']}, "
-              f"drops {row['drops'] or 0}")
+    print_port_counters(sw)
     return 0

@@ -23,6 +23,36 @@ def test_bench_switch_prints_figures() -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_bench_switch_aggregation_prints_figures_and_results_come_out() -> None:
+    need_root()
+    result = ina("bench", "switch", "aggregation", "--workers", "3", "--window", "8",
+                 "--count", "300", timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "aggregation: job 1, 3 workers on ports 1..3, K=64 values per contribution, " \
+        "8 slots" in out, out
+    assert re.search(r"latency, one chunk at a time \(200 of 200 chunks complete\): "
+                     r"p50 [\d.]+ ms, p90 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms", out), out
+    assert re.search(r"throughput, window of 8 chunks: [\d,]+ contributions/s in, [\d,]+ "
+                     r"results/s out \(100 of 100 chunks complete in [\d.]+ s\)", out), out
+    assert re.search(r"goodput: [\d.]+ Mbit/s of float32 values reduced", out), out
+    assert re.search(r"latency per chunk under load \(100 of 100 chunks complete\): p50", out)
+    # every worker got every chunk's RESULT, and each carried the exact sum
+    assert "results: 900 RESULTs received, 0 with a wrong sum" in out, out
+    assert re.search(r"switch port 3: rx 300, tx 300, drops \d+ p4_drop", out), out
+    assert "Traceback" not in result.stderr
+
+
+def test_bench_switch_aggregation_refuses_a_window_beyond_the_slots() -> None:
+    need_root()
+    result = ina("bench", "switch", "aggregation", "--window", "300", "--count", "10",
+                 timeout=300)
+    assert result.returncode == 1
+    assert "cannot install the job" in result.stderr and "slots must be in [1, 256]" in \
+        result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_bench_switch_refuses_a_program_without_a_route_table(tmp_path) -> None:  # type: ignore[no-untyped-def]
     need_root()
     prog = tmp_path / "plain.p4"
