@@ -35,9 +35,11 @@ from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
 
+from controller import P4RuntimeClient, TableEntry
+from controller.values import Lpm
 from switch.ports.bench import veth_pairs
 from switch.process.control import control_request
-from switch.process.p4rt_client import P4RuntimeClient, table_entry, wait_for_port
+from topologies.netutil import address_listening
 
 PROGRAMS_DIR = Path(__file__).resolve().parents[1] / "p4"
 DEFAULT_PROGRAM = PROGRAMS_DIR / "ipv4_forward.p4"
@@ -203,7 +205,7 @@ def bench_switch(program: str | None, count: int, *, workers: int = 2, window: i
         if sw is None:
             return 1
         with P4RuntimeClient(sw.address, device_id=0) as client:
-            info = client.get_p4info()
+            info = client.fetch_pipeline()
         if any(t.preamble.name.endswith("ina_job") for t in info.tables):
             from ina.bench_switch_agg import bench_aggregation
 
@@ -239,7 +241,8 @@ def running_switch(program: str, ports: int, compile_args: Sequence[str] = ()
             stdout=log, stderr=subprocess.STDOUT)
         try:
             t = time.perf_counter()
-            while not wait_for_port(address, timeout=0.5):
+            while not address_listening(address):
+                time.sleep(0.05)
                 if proc.poll() is not None or time.perf_counter() - t > 120:
                     log.seek(0)
                     print(f"ina bench switch: the switch did not start:\n{log.read()}",
@@ -273,7 +276,8 @@ def _run_forwarding(sw: RunningSwitch, info: p4info_pb2.P4Info, count: int) -> i
         print(f"ina bench switch: {e}", file=sys.stderr)
         return 1
     with P4RuntimeClient(sw.address, device_id=0) as client:
-        client.write(table_entry(info, table, {key: ("lpm", 0x0A000200, 24)}, action, params))
+        client.use_p4info(info)
+        client.insert(TableEntry(table, {key: Lpm(0x0A000200, 24)}, action, params))
     src, sink = host_socket(sw.pairs[0][1]), host_socket(sw.pairs[1][1])
     try:
         size = len(_frame(0))

@@ -25,6 +25,16 @@ def is_listening(host: str, port: int) -> bool:
         return s.connect_ex((host, port)) == 0
 
 
+def address_listening(address: str) -> bool:
+    """Whether something accepts TCP connections on ``host:port`` (a wildcard host is
+    asked on the loopback address)."""
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    return is_listening(host, int(port))
+
+
 def log_tail(path: Path, lines: int = 15) -> str:
     try:
         text = path.read_text(errors="replace")

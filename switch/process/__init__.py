@@ -7,5 +7,4 @@
 - :mod:`.trace` -- per-packet traces for ``--log-console`` / ``--log-file``.
 - :mod:`.control`, :mod:`.commands` -- the run-time control socket (JSON lines).
 - :mod:`.switch_cli` -- ``ina switch-cli``, its client.
-- :mod:`.p4rt_client` -- a minimal P4Runtime client for the benchmark and the tests.
 """

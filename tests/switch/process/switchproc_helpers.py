@@ -21,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from switch.process.p4rt_client import P4RuntimeClient, table_entry, wait_for_port
+from controller import P4RuntimeClient, TableEntry
+from controller.values import Lpm
+from topologies.netutil import address_listening
 
 ROOT = Path(__file__).resolve().parents[3]
 FORWARD = ROOT / "p4" / "ipv4_forward.p4"
@@ -99,7 +101,8 @@ class SwitchProc:
 
     def wait_ready(self, timeout: float = 90) -> None:
         end = time.monotonic() + timeout
-        while not wait_for_port(self.address, timeout=0.3):
+        while not address_listening(self.address):
+            time.sleep(0.05)
             if self.proc.poll() is not None or time.monotonic() > end:
                 raise AssertionError(f"the switch did not start:\n{self.stderr}")
 
@@ -191,6 +194,6 @@ def install_route(address: str, port: int, prefix: int, plen: int, mac: int,
                   device_id: int = 0) -> None:
     """Add an ``ipv4_lpm`` route of ``ipv4_forward.p4`` over P4Runtime."""
     with P4RuntimeClient(address, device_id=device_id) as client:
-        info = client.get_p4info()
-        client.write(table_entry(info, "ipv4_lpm", {"hdr.ipv4.dst_addr": ("lpm", prefix, plen)},
+        client.fetch_pipeline()
+        client.insert(TableEntry("ipv4_lpm", {"hdr.ipv4.dst_addr": Lpm(prefix, plen)},
                                  "forward", {"port": port, "dst_mac": mac}))
