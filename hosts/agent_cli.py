@@ -12,6 +12,13 @@ that whoever started the workers can recompute every input. With ``--start-on-st
 the agent gets ready (socket bound, input made), prints ``ready`` and waits for a line
 on stdin before it sends anything: a start barrier for timing several agents.
 
+Retransmission: ``--timeout`` is the first retransmission timeout (RTO); from then on
+the RTO follows the measured round-trip time of the chunks as TCP's does (RFC 6298:
+smoothed RTT + 4 x its mean deviation, within ``--min-timeout``/``--max-timeout``),
+doubling on each timeout until a fresh measurement. ``--fixed-timeout`` gives every
+packet ``--timeout`` instead (the slot's wait still doubles on each timeout). The
+final smoothed RTT and RTO are in the stats (``srtt``, ``rto``, seconds).
+
 Exit status: 0 on success, 1 when the all-reduce failed, 2 for bad arguments.
 """
 
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -32,6 +40,8 @@ from hosts.quantize import Scaling
 from hosts.wire import ALLOWED_K, DEFAULT_K
 
 PROG = "ina agent"
+MIN_TIMEOUT_MS = 10.0
+MAX_TIMEOUT_MS = 1000.0
 
 
 class AgentError(Exception):
@@ -49,7 +59,16 @@ def add_agent_parser(verbs: Any) -> None:
     p.add_argument("--window", type=int, default=64, metavar="S",
                    help="chunks in flight, at most the job's slots (default 64)")
     p.add_argument("--timeout", type=float, default=100.0, metavar="MS",
-                   help="first retransmission timeout in ms (default 100)")
+                   help="first retransmission timeout in ms; then it adapts to the "
+                        "measured RTT (default 100)")
+    p.add_argument("--min-timeout", type=float, metavar="MS",
+                   help=f"lowest adaptive timeout in ms (default {MIN_TIMEOUT_MS:g}, "
+                        f"or --timeout if lower)")
+    p.add_argument("--max-timeout", type=float, metavar="MS",
+                   help=f"highest timeout, also the backoff limit, in ms (default "
+                        f"{MAX_TIMEOUT_MS:g}, or --timeout if higher)")
+    p.add_argument("--fixed-timeout", action="store_true",
+                   help="do not adapt: every packet is first given --timeout")
     p.add_argument("--k", type=int, default=DEFAULT_K, choices=ALLOWED_K,
                    help=f"values per packet, the program's INA_K (default {DEFAULT_K})")
     p.add_argument("--scaling", choices=[s.value for s in Scaling], default="tight",
@@ -89,9 +108,19 @@ def load_input(args: argparse.Namespace) -> npt.NDArray[np.float32]:
 def settings_from(args: argparse.Namespace) -> Any:
     from hosts.protocol import WorkerSettings
 
-    timeout = args.timeout / 1000.0
+    timeout = args.timeout
+    low = min(MIN_TIMEOUT_MS, timeout) if args.min_timeout is None else args.min_timeout
+    high = max(MAX_TIMEOUT_MS, timeout) if args.max_timeout is None else args.max_timeout
+    for option, ms in (("--timeout", timeout), ("--min-timeout", low),
+                       ("--max-timeout", high)):
+        if not (ms > 0 and math.isfinite(ms)):
+            raise AgentError(f"{option} {ms:g}: must be a positive number of ms")
+    if not low <= timeout <= high:
+        raise AgentError(f"--min-timeout {low:g} <= --timeout {timeout:g} <= --max-timeout "
+                         f"{high:g} does not hold")
     settings = WorkerSettings(k=args.k, window=args.window, scaling=Scaling(args.scaling),
-                              timeout=timeout, max_timeout=max(1.0, timeout))
+                              timeout=timeout / 1000.0, min_timeout=low / 1000.0,
+                              max_timeout=high / 1000.0, adaptive=not args.fixed_timeout)
     try:
         settings.check()
     except ValueError as e:
@@ -131,7 +160,10 @@ def run_agent(args: argparse.Namespace) -> dict[str, Any]:
         "goodput_mbps": nbytes * 8 / seconds / 1e6 if seconds > 0 else None,
         "counters": asdict(result.stats),
         "settings": {"k": settings.k, "window": settings.window,
-                     "scaling": settings.scaling.value, "timeout_ms": args.timeout},
+                     "scaling": settings.scaling.value, "timeout_ms": args.timeout,
+                     "min_timeout_ms": settings.min_timeout * 1000.0,
+                     "max_timeout_ms": settings.max_timeout * 1000.0,
+                     "adaptive_timeout": settings.adaptive},
     }
     if args.stats:
         _write(args.stats, lambda p: p.write_text(json.dumps(stats, indent=1) + "\n"))
@@ -161,8 +193,13 @@ def cmd_agent(args: argparse.Namespace) -> int:
     c = stats["counters"]
     print(f"{PROG}: job {args.job}: {stats['size']} values in {stats['seconds']:.3f} s "
           f"({stats['goodput_mbps']:.1f} Mbit/s), sent {c['sent']}, retransmitted "
-          f"{c['retransmitted']}, duplicate results {c['duplicate_results']}")
+          f"{c['retransmitted']}, duplicate results {c['duplicate_results']}, "
+          f"smoothed RTT {_ms(c['srtt'])}, RTO {_ms(c['rto'])}")
     return 0
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.1f} ms"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,9 +22,13 @@ across the runs of a job (``Worker`` keeps it), so every slot alternates version
 the job's lifetime and a stale RESULT of an earlier run never matches. All workers of
 a job must run the same sequence of all-reduces with the same lengths and settings.
 
-Loss: each slot has a timer; on expiry the awaited packet is resent unchanged, and
-the timeout doubles up to ``max_timeout``. A packet still unanswered when its timer
-expires after ``max_retries`` retransmissions fails the run (``AllReduceTimeout``).
+Loss: each slot has a timer, armed when a packet is sent for the current
+retransmission timeout (RTO); on expiry the awaited packet is resent unchanged, and
+the slot's timeout grows by ``backoff`` up to ``max_timeout``. A packet still
+unanswered when its timer expires after ``max_retries`` retransmissions fails the run
+(``AllReduceTimeout``). The RTO adapts to the measured round-trip time of the chunks
+(``hosts.rto``, RFC 6298), starting from ``timeout``; a ``Worker`` keeps its estimate
+from one run to the next.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hosts.quantize import EXP_EMPTY, EXP_NONFINITE, MAX_WORKERS, Quantizer, Scaling
+from hosts.rto import RtoEstimator
 from hosts.wire import ALLOWED_K, DEFAULT_K, FLAG_RESULT, HEADER, HEADER_SIZE, encode_fast
 
 _U32 = 1 << 32
@@ -63,7 +68,20 @@ class NonFiniteInputError(AllReduceError):
 class WorkerSettings:
     """Settings every worker of a job must share (``timeout`` and after: per worker).
 
-    ``window`` (S) must not exceed the slots the controller gave the job."""
+    ``window`` (S) must not exceed the slots the controller gave the job. Times are
+    in seconds. ``timeout`` is the first retransmission timeout; with ``adaptive``
+    the RTO then follows the measured round-trip times, at least ``min_timeout``
+    above the smoothed RTT and at most ``max_timeout`` (``hosts.rto``); without it
+    every packet is first given ``timeout``. A timeout multiplies the slot's wait by
+    ``backoff``, up to ``max_timeout``.
+
+    ``min_timeout`` (10 ms) is well above what an idle emulated LAN adds to a chunk's
+    round trip (tens of microseconds per packet in the Python switch and agents) but
+    keeps a few milliseconds of margin for what the samples may not have
+    seen yet: a garbage collection or a descheduled process while five Python
+    processes share two cores. Too low a floor costs spurious retransmissions (more
+    load on a switch that is already the bottleneck); too high a floor only slows the
+    recovery of real losses."""
 
     k: int = DEFAULT_K
     window: int = 64
@@ -72,6 +90,8 @@ class WorkerSettings:
     max_timeout: float = 1.0
     backoff: float = 2.0
     max_retries: int = 30
+    adaptive: bool = True
+    min_timeout: float = 0.01
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first bad setting."""
@@ -81,13 +101,19 @@ class WorkerSettings:
             raise ValueError(f"worker settings: window={self.window!r} is not in [1, 65535]")
         if not isinstance(self.scaling, Scaling):
             raise ValueError(f"worker settings: scaling={self.scaling!r} is not a Scaling")
-        for name in ("timeout", "max_timeout"):
+        for name in ("timeout", "min_timeout", "max_timeout"):
             v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not v > 0 or not math.isfinite(v):
+            if (isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0
+                    or not math.isfinite(v)):
                 raise ValueError(f"worker settings: {name}={v!r} must be a positive number")
         if self.max_timeout < self.timeout:
             raise ValueError(f"worker settings: max_timeout={self.max_timeout!r} is below "
                              f"timeout={self.timeout!r}")
+        if self.min_timeout > self.timeout:
+            raise ValueError(f"worker settings: min_timeout={self.min_timeout!r} is above "
+                             f"timeout={self.timeout!r}")
+        if not isinstance(self.adaptive, bool):
+            raise ValueError(f"worker settings: adaptive={self.adaptive!r} is not a bool")
         if not isinstance(self.backoff, (int, float)) or not 1 <= self.backoff <= 16:
             raise ValueError(f"worker settings: backoff={self.backoff!r} is not in [1, 16]")
         if not isinstance(self.max_retries, int) or self.max_retries < 0:
@@ -95,9 +121,16 @@ class WorkerSettings:
                              f"a non-negative integer")
 
 
+_LATEST = ("srtt", "rto")
+
+
 @dataclass
 class WorkerStats:
-    """Packet counters of one run (or, summed, of a worker's lifetime)."""
+    """Packet counters of one run (or, summed, of a worker's lifetime).
+
+    ``rtt_samples`` counts the round-trip samples taken (chunks sent once); ``srtt``
+    and ``rto`` are the smoothed RTT (None before any sample) and the retransmission
+    timeout at the end, in seconds: ``add`` keeps the later run's values."""
 
     sent: int = 0
     retransmitted: int = 0
@@ -107,10 +140,17 @@ class WorkerStats:
     timeouts: int = 0
     chunks: int = 0
     wire_chunks: int = 0
+    rtt_samples: int = 0
+    srtt: float | None = None
+    rto: float | None = None
 
     def add(self, other: WorkerStats) -> None:
         for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+            if name in _LATEST:
+                if getattr(other, name) is not None:
+                    setattr(self, name, getattr(other, name))
+            else:
+                setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 def check_job(job_id: int, num_workers: int) -> None:
@@ -131,13 +171,17 @@ def check_tensor(array: object) -> npt.NDArray[np.float32]:
 
 @dataclass
 class AllReduceRun:
-    """One all-reduce of ``array`` (float32, any shape) as a state machine."""
+    """One all-reduce of ``array`` (float32, any shape) as a state machine.
+
+    ``rto``: the retransmission timeout estimate to use and update (a ``Worker``
+    passes the one it keeps across runs); by default a fresh one."""
 
     array: npt.NDArray[np.float32]
     job_id: int
     num_workers: int
     settings: WorkerSettings = field(default_factory=WorkerSettings)
     base: int = 0
+    rto: RtoEstimator | None = None
 
     def __post_init__(self) -> None:
         check_job(self.job_id, self.num_workers)
@@ -164,6 +208,9 @@ class AllReduceRun:
         self.retries = [0] * s
         self.timeouts = np.full(s, self.settings.timeout)
         self.deadlines = np.full(s, np.inf)
+        self.sent_at = [0.0] * s  # per slot: when the awaited packet was first sent
+        self.estimator = self.rto if self.rto is not None else RtoEstimator(self.settings)
+        self._note_rto()
         self.remaining = 0
         self._zeros = np.zeros(k, dtype=np.int32)
         self._payload_size = HEADER_SIZE + 4 * k
@@ -195,13 +242,27 @@ class AllReduceRun:
     def _send(self, w: int, now: float) -> bytes:
         slot = w % self.settings.window
         pkt = self._packet(w)
+        rto = self.estimator.rto
         self.awaited[slot] = w
         self.packets[slot] = pkt
         self.retries[slot] = 0
-        self.timeouts[slot] = self.settings.timeout
-        self.deadlines[slot] = now + self.settings.timeout
+        self.sent_at[slot] = now
+        self.timeouts[slot] = rto
+        self.deadlines[slot] = now + rto
         self.stats.sent += 1
         return pkt
+
+    # RTT samples. Only a chunk sent once gives one (Karn's rule: the RESULT of a
+    # resent chunk may answer either copy). And none of the first S wire chunks do:
+    # ``start`` sends them in one burst, so their RTTs ramp from one packet's
+    # transmission time to a whole window's, while every later chunk goes out when its
+    # slot's RESULT arrives and so finds about a window of packets ahead of it. Taken,
+    # the ramp would set the RTO far below the steady state's RTT on a slow link, and
+    # the second window would be resent.
+
+    def _note_rto(self) -> None:
+        self.stats.srtt = self.estimator.srtt
+        self.stats.rto = self.estimator.rto
 
     def start(self, now: float) -> list[bytes]:
         """The first window: one packet per slot."""
@@ -227,6 +288,10 @@ class AllReduceRun:
             return []
         self.stats.results += 1
         j = w - self.base
+        if self.retries[slot] == 0 and j >= s:  # see "RTT samples"
+            self.estimator.sample(now - self.sent_at[slot])
+            self.stats.rtt_samples += 1
+            self._note_rto()
         if j < self.chunks:
             self.agreed[j] = exponent
         if j >= s:
@@ -262,9 +327,12 @@ class AllReduceRun:
                     f"version {(w // self.settings.window) & 1}) after "
                     f"{self.retries[slot]} retransmissions")
             self.retries[slot] += 1
-            t = min(self.timeouts[slot] * self.settings.backoff, self.settings.max_timeout)
+            t = min(float(self.timeouts[slot]) * self.settings.backoff,
+                    self.settings.max_timeout)
             self.timeouts[slot] = t
             self.deadlines[slot] = now + t
+            self.estimator.back_off(t)
+            self._note_rto()
             self.stats.retransmitted += 1
             self.stats.sent += 1
             out.append(self.packets[slot])

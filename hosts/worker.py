@@ -2,7 +2,8 @@
 
 ``Worker`` drives ``hosts.protocol.AllReduceRun`` over a transport and keeps what must
 survive between the all-reduces of a job: where the wire chunk sequence continues
-(so each slot keeps alternating versions), and the lifetime counters.
+(so each slot keeps alternating versions), the retransmission timeout estimate, and
+the lifetime counters.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hosts.protocol import (
     check_job,
     check_tensor,
 )
+from hosts.rto import RtoEstimator
 from hosts.transport import Transport
 
 
@@ -47,6 +49,7 @@ class Worker:
         check_job(self.job_id, self.num_workers)
         self.settings.check()
         self.next_base = 0
+        self.rto = RtoEstimator(self.settings)
         self.stats = WorkerStats()
         self.broken: str | None = None
 
@@ -57,7 +60,7 @@ class Worker:
                                  f"({self.broken}); the job's switch state must be reset")
         check_tensor(array)
         run = AllReduceRun(array, self.job_id, self.num_workers, self.settings,
-                           base=self.next_base)
+                           base=self.next_base, rto=self.rto)
         t0 = self.clock()
         try:
             self._drive(run)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hosts.frame import FRAME_OVERHEAD
 from hosts.protocol import AllReduceRun
 from hosts.wire import FLAG_RESULT, HEADER, HEADER_SIZE
 
@@ -126,7 +127,11 @@ Endpoint = tuple[str, int]  # ("w", worker) or ("s", switch)
 
 @dataclass
 class Network:
-    """Workers and switches joined by links, simulated in virtual time."""
+    """Workers and switches joined by links, simulated in virtual time.
+
+    Every traversal takes ``latency``; with a ``rate`` (bits/s, 0: unlimited) a link
+    also sends one frame (payload + Ethernet/IPv4/UDP framing) at a time, so packets
+    queue behind each other as on a shaped Mininet link."""
 
     switches: list[SwitchModel]
     # (switch, port) -> what is behind it; and each worker's (switch, port)
@@ -135,6 +140,7 @@ class Network:
     latency: float = 10e-6
     seed: int = 0
     up_ports: set[tuple[int, int]] = field(default_factory=set)  # switch -> parent
+    rate: float = 0.0
     dropped: int = 0
     duplicated: int = 0
     now: float = 0.0
@@ -144,6 +150,7 @@ class Network:
         self.heap: list[tuple[float, int, Callable[[float], None]]] = []
         self.seq = 0
         self.fifo: dict[tuple[str, int, int], float] = {}
+        self.busy: dict[tuple[str, int, int], float] = {}  # link free again at
         self.uplink: dict[int, tuple[int, int]] = {}
         for (sw, port), (ep, _) in self.links.items():
             if ep[0] == "w":
@@ -153,17 +160,21 @@ class Network:
         self.seq += 1
         heapq.heappush(self.heap, (t, self.seq, fn))
 
-    def _transmit(self, now: float, key: tuple[str, int, int], down: bool,
+    def _transmit(self, now: float, key: tuple[str, int, int], down: bool, size: int,
                   deliver: Callable[[float], None]) -> None:
         copies = 1
         if self.rng.random() < self.impair.duplicate:
             copies = 2
             self.duplicated += 1
         for _ in range(copies):
+            sent = now
+            if self.rate:
+                sent = max(now, self.busy.get(key, 0.0)) + (size + FRAME_OVERHEAD) * 8 / self.rate
+                self.busy[key] = sent
             if self.rng.random() < self.impair.loss:
                 self.dropped += 1
                 continue
-            t = now + self.latency
+            t = sent + self.latency
             if down and self.impair.jitter:
                 t += self.rng.random() * self.impair.jitter
             else:
@@ -174,18 +185,18 @@ class Network:
     def worker_send(self, now: float, worker: int, payloads: Sequence[bytes]) -> None:
         sw, port = self.uplink[worker]
         for p in payloads:
-            self._transmit(now, ("up", sw, port), False,
+            self._transmit(now, ("up", sw, port), False, len(p),
                            lambda t, p=p: self._at_switch(t, sw, port, p))
 
     def _at_switch(self, now: float, sw: int, port: int, payload: bytes) -> None:
         for out_port, data in self.switches[sw].process(port, payload):
             ep, peer_port = self.links[(sw, out_port)]
             if ep[0] == "w":
-                self._transmit(now, ("down", sw, out_port), True,
+                self._transmit(now, ("down", sw, out_port), True, len(data),
                                lambda t, w=ep[1], d=data: self.on_worker(t, w, d))
             else:
                 up = (sw, out_port) in self.up_ports
-                self._transmit(now, ("sw", sw, out_port), not up,
+                self._transmit(now, ("sw", sw, out_port), not up, len(data),
                                lambda t, s=ep[1], pp=peer_port, d=data:
                                self._at_switch(t, s, pp, d))
 
@@ -228,10 +239,11 @@ def run_workers(net: Network, runs: Sequence[AllReduceRun], *,
 
 
 def star(job: int, n: int, k: int, impair: Impairments | None = None, seed: int = 0,
-         slots: int = 256) -> Network:
+         slots: int = 256, latency: float = 10e-6, rate: float = 0.0) -> Network:
     sw = single_switch(job, n, k, slots)
     links = {(0, i + 1): (("w", i), 0) for i in range(n)}
-    return Network([sw], links, impair or Impairments(), seed=seed)
+    return Network([sw], links, impair or Impairments(), latency=latency, seed=seed,
+                   rate=rate)
 
 
 def two_level(job: int, leaves: Sequence[int], k: int, impair: Impairments | None = None,

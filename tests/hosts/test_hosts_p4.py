@@ -23,7 +23,7 @@ K = 16
 AGG_IP = "10.0.0.254"
 SWITCH_MAC = "02:00:00:00:00:fe"
 GROUP = 1
-SETTINGS = WorkerSettings(k=K, window=8, timeout=1e-3, max_timeout=8e-3)
+SETTINGS = WorkerSettings(k=K, window=8, timeout=1e-3, min_timeout=1e-4, max_timeout=8e-3)
 
 
 def worker_mac(i: int) -> str:

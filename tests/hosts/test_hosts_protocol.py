@@ -27,7 +27,7 @@ from hosts.protocol import (
 from hosts.quantize import Scaling
 
 K = 64
-FAST = WorkerSettings(window=16, timeout=1e-3, max_timeout=8e-3)
+FAST = WorkerSettings(window=16, timeout=1e-3, min_timeout=1e-4, max_timeout=8e-3)
 LOSSY = Impairments(loss=0.05, duplicate=0.02, jitter=30e-6)
 
 
@@ -82,7 +82,7 @@ def test_small_tensors(n: int, length: int, impair: Impairments) -> None:
     (8, LOSSY)])
 def test_large_tensor(n: int, impair: Impairments) -> None:
     xs = inputs(n, 10**5, seed=n)
-    runs = [AllReduceRun(x, 9, n, WorkerSettings(timeout=1e-3, max_timeout=8e-3))
+    runs = [AllReduceRun(x, 9, n, WorkerSettings(timeout=1e-3, min_timeout=1e-4, max_timeout=8e-3))
             for x in xs]
     net = star(9, n, K, impair, seed=n)
     run_workers(net, runs)
@@ -109,7 +109,7 @@ def test_counters_add_up_under_loss() -> None:
 def test_fitting_integers_are_exact_with_pow2(scaling: Scaling) -> None:
     rng = np.random.default_rng(0)
     xs = [rng.integers(-1000, 1000, size=3000).astype(np.float32) for _ in range(4)]
-    settings = WorkerSettings(window=8, scaling=scaling, timeout=1e-3)
+    settings = WorkerSettings(window=8, scaling=scaling, timeout=1e-3, min_timeout=1e-4)
     runs = [AllReduceRun(x, 1, 4, settings) for x in xs]
     run_workers(star(1, 4, K, Impairments(loss=0.02), seed=2), runs)
     got = check_results(runs, xs)

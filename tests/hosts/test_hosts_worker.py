@@ -18,7 +18,7 @@ from hosts.transport import InMemoryTransport, TransportError, UdpTransport
 from hosts.worker import AllReduceResult, Worker, allreduce
 
 K = 64
-SETTINGS = WorkerSettings(window=16, timeout=0.005, max_timeout=0.05)
+SETTINGS = WorkerSettings(window=16, timeout=0.005, min_timeout=0.001, max_timeout=0.05)
 
 
 class Hub:
@@ -93,7 +93,8 @@ def test_allreduce_function() -> None:
 
 def test_a_failed_allreduce_leaves_the_worker_unusable() -> None:
     hub = Hub(single_switch(1, 2, K), 2, loss=1.0)
-    settings = WorkerSettings(window=2, timeout=0.001, max_timeout=0.002, max_retries=2)
+    settings = WorkerSettings(window=2, timeout=0.001, min_timeout=0.001, max_timeout=0.002,
+                              max_retries=2)
     w = Worker(hub.transports[0], 1, 2, settings)
     with pytest.raises(AllReduceTimeout, match="after 2 retransmissions"):
         w.allreduce(np.ones(4, np.float32))
