@@ -15,6 +15,11 @@ choice):
   under ``sum_of_weights``, the default) beyond ``max_size`` -- or ``max_group_size``
   when ``max_size`` is 0 -- are RESOURCE_EXHAUSTED; under ``sum_of_members`` a weight
   above ``max_member_weight`` is INVALID_ARGUMENT;
+* the engine selects among a group's members through a list holding each member
+  ``weight`` times, so a group's weights may add up to at most ``MAX_GROUP_SLOTS`` (the
+  target maximum the spec lets a server impose): a larger sum, or a larger ``max_size``,
+  is RESOURCE_EXHAUSTED;
+* member and group ids are > 0 in writes (0 is the wildcard of reads): INVALID_ARGUMENT;
 * watch ports are stored and read back; the built-in switch's ports are always up, so
   they never deactivate a member.
 
@@ -34,6 +39,8 @@ from switch.runtime.errors import invalid_argument, not_found, resource_exhauste
 from switch.runtime.state import PipelineState
 
 Update = p4runtime_pb2.Update
+
+MAX_GROUP_SLOTS = 1 << 16  # the largest sum of weights of one group
 
 
 def _profile(state: PipelineState, pid: int) -> p4info_pb2.ActionProfile:
@@ -62,6 +69,8 @@ def write_member(state: PipelineState, utype: int,
                  m: p4runtime_pb2.ActionProfileMember) -> None:
     p = _profile(state, m.action_profile_id)
     name = p.preamble.name
+    if m.member_id == 0:
+        raise invalid_argument(f"action profile {name}: member id 0 is not valid in a write")
     sw = state.switch
     if utype == Update.DELETE:
         sw.profile_member_delete(name, m.member_id)
@@ -128,6 +137,11 @@ def _check_group(p: p4info_pb2.ActionProfile, g: p4runtime_pb2.ActionProfileGrou
     if limit and size > limit:
         raise resource_exhausted(f"action profile {name}, group {g.group_id}: {size} members "
                                  f"(weights summed) exceed the group's maximum size {limit}")
+    slots = sum(weights.values())
+    if slots > MAX_GROUP_SLOTS:
+        raise resource_exhausted(f"action profile {name}, group {g.group_id}: the weights add "
+                                 f"up to {slots}; the built-in switch supports at most "
+                                 f"{MAX_GROUP_SLOTS} per group")
     return weights
 
 
@@ -137,6 +151,8 @@ def write_group(state: PipelineState, utype: int,
     name = p.preamble.name
     if not p.with_selector:
         raise invalid_argument(f"action profile {name} has no selector: it has no groups")
+    if g.group_id == 0:
+        raise invalid_argument(f"action profile {name}: group id 0 is not valid in a write")
     sw = state.switch
     key = (p.preamble.id, g.group_id)
     if utype == Update.DELETE:
@@ -149,6 +165,10 @@ def write_group(state: PipelineState, utype: int,
     if p.max_group_size and g.max_size > p.max_group_size:
         raise invalid_argument(f"action profile {name}, group {g.group_id}: max_size "
                                f"{g.max_size} exceeds max_group_size {p.max_group_size}")
+    if g.max_size > MAX_GROUP_SLOTS:
+        raise resource_exhausted(f"action profile {name}, group {g.group_id}: max_size "
+                                 f"{g.max_size} is more than the built-in switch supports "
+                                 f"({MAX_GROUP_SLOTS})")
     if utype == Update.INSERT:
         weights = _check_group(p, g, g.max_size)
         sw.profile_group_add(name, g.group_id, weights, g.max_size)

@@ -7,7 +7,7 @@ import textwrap
 import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
-from p4rt_helpers import Client, P4Info, eth, exact, expect_code, update
+from p4rt_helpers import Client, P4Info, batch_errors, eth, exact, expect_code, update
 
 from switch.engine.hashes import crc16, pack_bits
 
@@ -184,9 +184,19 @@ def test_error_codes(pc: Client, prog) -> None:
     default.table_entry.action.action_profile_member_id = 1
     expect_code(Code.INVALID_ARGUMENT, w, update("MODIFY", default))
     # members of an action_profile (no selector) and the profile's size
-    for mid in range(4):
+    for mid in range(1, 5):
         w(update("INSERT", member(ap, mid, aset, mid)))
-    expect_code(Code.RESOURCE_EXHAUSTED, w, update("INSERT", member(ap, 4, aset, 4)))
+    expect_code(Code.RESOURCE_EXHAUSTED, w, update("INSERT", member(ap, 5, aset, 5)))
+
+
+def test_member_and_group_id_0_is_invalid_in_writes(pc: Client, prog) -> None:
+    sel, _, _, _, aset = ids(prog)
+    w = pc.write
+    for kind in ("INSERT", "MODIFY", "DELETE"):  # 0 is the wildcard of reads
+        e = expect_code(Code.INVALID_ARGUMENT, w, update(kind, member(sel, 0, aset, 1)))
+        assert "member id 0 is not valid in a write" in batch_errors(e)[0][1]
+        e = expect_code(Code.INVALID_ARGUMENT, w, update(kind, group(sel, 0)))
+        assert "group id 0 is not valid in a write" in batch_errors(e)[0][1]
 
 
 def test_reconcile_carries_members_and_groups(pc: Client, server, prog) -> None:
