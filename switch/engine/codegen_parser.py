@@ -190,7 +190,7 @@ class ParserMixin(StmtMixin):
         for d in decl.locals:
             self.local_decl(d)
         reachable_loop = [s for s in loop_states if s.name == "start" or s.name in indeg]
-        if len(reachable_loop) == 1:
+        if len(reachable_loop) == 1 and not looping:
             self._in_loop = False
             self.state(by_name["start"], ret)
             return
