@@ -739,6 +739,9 @@ class _Context:
     diags: Diagnostics
     bodies: dict[int, list[_Tok]]
     types: set[str]
+    # instances that direct applications (``T.apply(...)``) declare in the enclosing
+    # parser or control; taken by the parser_decl/control_decl callback
+    direct_instances: list[A.Instantiation] = field(default_factory=list)
 
 
 def _pos(x: Any) -> A.Pos:
@@ -1141,6 +1144,7 @@ class _Builder:
     def parser_decl(self, c: list[Any]) -> A.ParserDecl:
         h: _BlockHeader = c[0]
         locals_ = [x for x in c[2:] if not isinstance(x, A.ParserState)]
+        locals_ = self._take_direct_instances() + locals_
         states = [x for x in c[2:] if isinstance(x, A.ParserState)]
         return A.ParserDecl(h.pos, h.name, h.type_params, h.params, list(c[1] or []),
                             locals_, states, annotations=h.annotations)
@@ -1188,7 +1192,7 @@ class _Builder:
 
     def control_decl(self, c: list[Any]) -> A.ControlDecl:
         h: _BlockHeader = c[0]
-        locals_ = [x for x in c[2:-2]]
+        locals_ = self._take_direct_instances() + [x for x in c[2:-2]]
         return A.ControlDecl(h.pos, h.name, h.type_params, h.params, list(c[1] or []),
                              locals_, c[-1], annotations=h.annotations)
 
@@ -1317,9 +1321,24 @@ class _Builder:
         call = A.Call(_pos(c[0]), c[0], list(c[1] or []), list(c[2] or []))
         return A.CallStmt(call.pos, call)
 
-    def direct_application(self, c: list[Any]) -> A.Unsupported:
-        return A.Unsupported(_pos(c[0]), "direct application of a parser or control type "
-                             f"({c[0].name}.apply); instantiate it and apply the instance")
+    def direct_application(self, c: list[Any]) -> A.CallStmt:
+        """``T.apply(args);`` is, as the spec says, the application of a fresh instance
+        ``T() t;`` declared in the enclosing parser or control (one per statement)."""
+        ref: A.NamedTypeRef = c[0]
+        pos = _pos(ref)
+        assert self.ctx is not None
+        pending = self.ctx.direct_instances
+        name = f"{ref.name.lstrip('.')}__direct{pos.line}_{pos.col}"
+        pending.append(A.Instantiation(pos, name, ref, []))
+        callee = A.Member(pos, A.Name(pos, name), "apply")
+        call = A.Call(pos, callee, [], list(c[2] or []))
+        return A.CallStmt(pos, call)
+
+    def _take_direct_instances(self) -> list[A.Instantiation]:
+        assert self.ctx is not None
+        taken = list(self.ctx.direct_instances)
+        self.ctx.direct_instances.clear()
+        return taken
 
     def return_statement(self, c: list[Any]) -> A.Return:
         return A.Return(_pos(c[0]), c[1])

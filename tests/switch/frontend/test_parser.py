@@ -876,6 +876,21 @@ control C(@optional in bit<8> x) {
     assert t.keys[0].annotations[0].body[0].pos == A.Pos(4, 33)
 
 
+
+def test_table_with_empty_parameter_list() -> None:
+    """``table t() { ... }``, an older spelling p4c still accepts, is the same table."""
+    tree = p("""
+control C(inout bit<8> x) {
+    table t() { key = { x : exact; } actions = { NoAction; } }
+    apply { t.apply(); }
+}
+""")
+    c = tree.decls[0]
+    assert isinstance(c, A.ControlDecl)
+    t = c.locals[0]
+    assert isinstance(t, A.TableDecl) and t.name == "t" and len(t.keys) == 1
+    assert "unexpected" in syntax_error("control C() { table t(bit<8> y) { } apply { } }")
+
 # ----------------------------------------------------------------- statements
 
 
@@ -957,12 +972,23 @@ def test_switch_label_may_not_start_with_a_brace() -> None:
     assert [sx(c.label) for c in sw.cases] == ["1", "2", "(- 3)"]
 
 
+def test_direct_application_declares_a_fresh_instance() -> None:
+    tree = p("control Sub(inout bit<8> v) { apply { } }\n"
+             "control C(inout bit<8> x) { bit<8> y = 0; apply {\n"
+             "  Sub.apply(x);\n  Sub.apply(y);\n} }\n")
+    c = tree.decls[-1]
+    assert isinstance(c, A.ControlDecl)
+    insts = [d for d in c.locals if isinstance(d, A.Instantiation)]
+    assert len(insts) == 2 and insts[0].name != insts[1].name
+    assert all(sx_ref == "Sub" for sx_ref in (ty(i.type_ref) for i in insts))
+    calls = [s for s in c.body.stmts if isinstance(s, A.CallStmt)]
+    assert [sx(s.call.callee) for s in calls] == [f"{i.name}.apply" for i in insts]
+
+
 def test_unsupported_constructs() -> None:
-    prelude = "control Sub() { apply { } }\n"
-    s = stmts("Sub.apply();\nthis.x = 1;", prelude)
-    assert isinstance(s[0], A.Unsupported) and "direct application" in s[0].what
-    assert isinstance(s[1], A.Assign) and isinstance(s[1].target, A.Member)
-    assert isinstance(s[1].target.expr, A.Unsupported)
+    s = stmts("this.x = 1;")
+    assert isinstance(s[0], A.Assign) and isinstance(s[0].target, A.Member)
+    assert isinstance(s[0].target.expr, A.Unsupported)
     diags = Diagnostics()
     with pytest.raises(CompileError):
         parse("extern E { E(match_kind k); }", diags)
