@@ -115,7 +115,9 @@ def decode_field(field: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch) -> 
     kind = field.match_type
     given = fm.WhichOneof("field_match_type")
     if given != KIND_NAMES[kind]:
-        raise invalid_argument(f"{label} is a {KIND_NAMES[kind]} match, got "
+        name = KIND_NAMES[kind]
+        article = "an" if name[0] in "aeiou" else "a"
+        raise invalid_argument(f"{label} is {article} {name} match, got "
                                f"{given or 'no value'}")
     if kind == MatchField.EXACT:
         return Exact(decode_uint(fm.exact.value, width, label))

@@ -251,13 +251,17 @@ def _delete(state: PipelineState, t: TableInfo, te: p4runtime_pb2.TableEntry) ->
     state.entries.pop((t.name, handle), None)
 
 
+def _check_default_key(te: p4runtime_pb2.TableEntry) -> None:
+    if len(te.match) or te.priority:
+        raise invalid_argument("the default entry has no match and priority 0")
+
+
 def _write_default(state: PipelineState, t: TableInfo, utype: int,
                    te: p4runtime_pb2.TableEntry) -> None:
     if utype != Update.MODIFY:
         raise invalid_argument(f"table {t.name}: the default entry can only be modified "
                                f"(got {Update.Type.Name(utype)})")
-    if len(te.match) or te.priority:
-        raise invalid_argument("the default entry has no match and priority 0")
+    _check_default_key(te)
     if t.const_default:
         raise permission_denied(f"table {t.name} has a const default action")
     if te.HasField("counter_data") or te.HasField("meter_config"):
@@ -290,11 +294,14 @@ def read_table_entries(state: PipelineState, te: p4runtime_pb2.TableEntry
                        ) -> Iterator[p4runtime_pb2.Entity]:
     """The entries a TableEntry read request selects (wildcards as the spec defines)."""
     if te.table_id == 0:
-        if len(te.match) or te.HasField("action") or te.priority:
+        if (len(te.match) or te.HasField("action") or te.priority or te.controller_metadata
+                or te.metadata):
             raise invalid_argument("a read of all tables (table_id 0) takes no other filter")
         tables = list(state.schema.tables.values())
     else:
         tables = [state.schema.table(te.table_id)]
+    if te.is_default_action:
+        _check_default_key(te)
     for t in tables:
         _check_read(t, te)
         if te.is_default_action:

@@ -553,10 +553,13 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
         resp = p4runtime_pb2.GetForwardingPipelineConfigResponse()
         try:
             s._check_device(request.device_id)
+            rtype = request.response_type
+            if rtype not in GetType.ResponseType.values():
+                raise invalid_argument(f"unknown response_type {rtype} (ALL, COOKIE_ONLY, "
+                                       "P4INFO_AND_COOKIE or DEVICE_CONFIG_AND_COOKIE)")
             state = s._saved or s._active
             if state is None:
                 return resp
-            rtype = request.response_type
             config = resp.config
             if rtype in (GetType.ALL, GetType.P4INFO_AND_COOKIE):
                 config.p4info.CopyFrom(state.p4info)

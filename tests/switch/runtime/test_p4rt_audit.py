@@ -6,7 +6,7 @@ from __future__ import annotations
 import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
-from p4rt_helpers import Client, batch_errors, expect_code, update
+from p4rt_helpers import Client, batch_errors, exact, expect_code, lpm, table_entry, update
 
 Code = grpc.StatusCode
 Entity = p4runtime_pb2.Entity
@@ -42,3 +42,71 @@ def test_a_huge_group_weight_is_resource_exhausted(client: Client, compiled) -> 
     client.write(update("INSERT", group))
     [back] = client.read(group)
     assert back.action_profile_group.members[0].weight == 3
+
+
+def read_error(client: Client, ent: Entity) -> tuple[int, str]:
+    """The (code, message) of a one-request Read that must fail."""
+    with pytest.raises(grpc.RpcError) as info:
+        client.read(ent)
+    [error] = batch_errors(info.value)
+    return error
+
+
+def test_a_read_of_all_tables_takes_no_filter(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    for field, value in (("controller_metadata", 7), ("metadata", b"x"), ("priority", 3)):
+        code, message = read_error(client, table_entry(0, **{field: value}))
+        assert code == Code.INVALID_ARGUMENT.value[0]
+        assert message == "a read of all tables (table_id 0) takes no other filter"
+    assert client.read(table_entry(0))  # the const entry at least
+
+
+def test_a_default_entry_read_has_no_match_and_priority_0(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    t = ids.table_id("fwd")
+    code, message = read_error(client, table_entry(t, [exact(1, b"\x01")],
+                                                   is_default_action=True))
+    assert (code, message) == (Code.INVALID_ARGUMENT.value[0],
+                               "the default entry has no match and priority 0")
+    code, _ = read_error(client, table_entry(t, priority=1, is_default_action=True))
+    assert code == Code.INVALID_ARGUMENT.value[0]
+    [entry] = client.read(table_entry(t, is_default_action=True))
+    assert entry.table_entry.is_default_action
+
+
+def test_get_pipeline_config_with_an_unknown_response_type(client: Client) -> None:
+    req = p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=1, response_type=9)
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.GetForwardingPipelineConfig(req, timeout=10)
+    assert info.value.code() == Code.INVALID_ARGUMENT
+    assert info.value.details() == ("unknown response_type 9 (ALL, COOKIE_ONLY, "
+                                    "P4INFO_AND_COOKIE or DEVICE_CONFIG_AND_COOKIE)")
+
+
+def test_delete_ignores_everything_but_the_key(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    t = ids.table_id("fwd")
+    client.write(update("INSERT", table_entry(t, [exact(1, b"\x01")], ids.action_id("forward"),
+                                              [b"\x02"])))
+    nonsense = table_entry(t, [exact(1, b"\x00\x01")], 0x01FFFFFF, [b"\xff" * 9],
+                           controller_metadata=5, idle_timeout_ns=10)
+    nonsense.table_entry.time_since_last_hit.SetInParent()
+    client.write(update("DELETE", nonsense))
+    assert client.read(table_entry(t)) == []
+
+
+def test_election_id_0_is_an_election_id(address: str, clients: list[Client], compiled) -> None:  # type: ignore[no-untyped-def]
+    zero = Client(address, election_id=(0, 0))  # set, but all zero: a primary
+    clients.append(zero)
+    zero.set_pipeline(compiled.p4info, compiled.device_config)
+    t = compiled.names.table_id("fwd")
+    entry = table_entry(t, [exact(1, b"\x01")], compiled.names.action_id("drop"))
+    zero.write(update("INSERT", entry))
+    unset = p4runtime_pb2.WriteRequest(device_id=1, updates=[update("DELETE", entry)])
+    with pytest.raises(grpc.RpcError) as info:  # unset is not (0, 0)
+        zero.stub.Write(unset, timeout=10)
+    assert info.value.code() == Code.PERMISSION_DENIED
+    assert "election id unset is not the primary's (0)" in info.value.details()
+
+
+def test_wrong_match_kind_message(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    wrong = table_entry(ids.table_id("fwd"), [lpm(1, b"\x01", 48)], ids.action_id("drop"))
+    e = expect_code(Code.INVALID_ARGUMENT, client.write, update("INSERT", wrong))
+    assert batch_errors(e)[0][1] == "match field hdr.ethernet.dst is an exact match, got lpm"
