@@ -29,6 +29,10 @@ acts as VERIFY_AND_COMMIT (logged).
 Between VERIFY_AND_SAVE and COMMIT, Reads and Writes go to the saved pipeline while
 packets still go through the running one; COMMIT then switches packets over.
 
+Every open StreamChannel holds one of the gRPC server's ``max_workers`` threads, so at
+most half of them (``max_streams``) may be open at once; one more is refused with
+RESOURCE_EXHAUSTED, which keeps threads free for Write, Read and the other unary RPCs.
+
 P4Runtime API version 1.4.1. UNIMPLEMENTED: roles other than the default one, the
 ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC write atomicity modes, one-shot action selector
 programming, idle timeouts, per-color meter counters, ExternEntry and ``other`` stream
@@ -118,6 +122,7 @@ class P4RuntimeServer:
         self._load_config = load_config
         self._build_p4info = build_p4info
         self._max_workers = max_workers
+        self.max_streams = max(1, max_workers // 2)
         self._digest_poll_s = digest_poll_s
         self._active: PipelineState | None = None
         self._saved: PipelineState | None = None
@@ -579,7 +584,13 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
         s = self.s
         handler = StreamHandler(s.arbiter, s._on_stream_request, request_iterator, context)
         with s._handlers_lock:
-            s._handlers.add(handler)
+            full = len(s._handlers) >= s.max_streams
+            if not full:
+                s._handlers.add(handler)
+        if full:
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                          f"too many open StreamChannels: this server serves at most "
+                          f"{s.max_streams} at once")
         try:
             yield from handler.run()
         finally:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
-from p4rt_helpers import Client, batch_errors, exact, expect_code, lpm, table_entry, update
+from p4rt_helpers import OK, Client, batch_errors, exact, expect_code, lpm, table_entry, update
+
+from switch.runtime import P4RuntimeServer
 
 Code = grpc.StatusCode
 Entity = p4runtime_pb2.Entity
@@ -110,3 +112,35 @@ def test_wrong_match_kind_message(client: Client, ids) -> None:  # type: ignore[
     wrong = table_entry(ids.table_id("fwd"), [lpm(1, b"\x01", 48)], ids.action_id("drop"))
     e = expect_code(Code.INVALID_ARGUMENT, client.write, update("INSERT", wrong))
     assert batch_errors(e)[0][1] == "match field hdr.ethernet.dst is an exact match, got lpm"
+
+
+def test_streams_beyond_the_limit_are_refused_and_unary_rpcs_go_on() -> None:
+    # each open StreamChannel holds a gRPC worker thread: unlimited streams once left no
+    # thread for Write or Read (DEADLINE_EXCEEDED)
+    server = P4RuntimeServer(device_id=1, address="127.0.0.1:0", max_workers=4)
+    address = f"127.0.0.1:{server.start()}"
+    made: list[Client] = []
+    try:
+        made += [Client(address, election_id=(0, 1)), Client(address, arbitrate=False)]
+        assert server.max_streams == 2
+        extra = Client(address, arbitrate=False)
+        made.append(extra)
+        assert extra.stream_done.wait(5)
+        assert extra.stream_status is not None
+        assert extra.stream_status.code() == Code.RESOURCE_EXHAUSTED
+        assert extra.stream_status.details() == ("too many open StreamChannels: this server "
+                                                 "serves at most 2 at once")
+        caps = extra.stub.Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=5)
+        assert caps.p4runtime_api_version
+        made[1].close()  # a slot frees up
+        for _ in range(50):
+            later = Client(address, arbitrate=False)
+            made.append(later)
+            if not later.stream_done.wait(0.1):
+                break
+        assert later.arbitrate((0, 2)).arbitration.status.code == OK  # served
+        assert not later.stream_done.is_set()
+    finally:
+        for c in made:
+            c.close()
+        server.stop(grace=0)
