@@ -17,7 +17,7 @@ import numpy as np
 
 from hosts.protocol import AllReduceRun, WorkerSettings
 from hosts.quantize import Quantizer
-from hosts.wire import FLAG_RESULT, decode, encode_fast
+from hosts.wire import ALLOWED_K, DEFAULT_K, FLAG_RESULT, decode, encode_fast
 
 
 def _timed(fn: Callable[[], object]) -> float:
@@ -44,7 +44,7 @@ def run_reflected(x: np.ndarray, settings: WorkerSettings) -> AllReduceRun:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m hosts.bench", description=__doc__)
     ap.add_argument("--values", type=int, default=10**6, help="tensor size (default 1e6)")
-    ap.add_argument("--k", type=int, default=64, choices=(8, 16, 32, 64))
+    ap.add_argument("--k", type=int, default=DEFAULT_K, choices=ALLOWED_K)
     args = ap.parse_args(argv)
     if args.values < 1:
         print("hosts.bench: --values must be at least 1", file=sys.stderr)

@@ -27,7 +27,7 @@ FLAG_RESULT = 0x01
 VALUE_DTYPE = np.dtype(">i4")
 """Wire dtype of the values: big-endian int32."""
 
-ALLOWED_K = (8, 16, 32, 64)
+ALLOWED_K = (8, 16, 32, 64, 128, 256)
 DEFAULT_K = 64
 
 _U16 = 0xFFFF

@@ -132,7 +132,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="switch (aggregation program) and allreduce: chunks in flight = "
                         "the job's slots (default 64)")
     p.add_argument("--k", type=int, default=64, metavar="K",
-                   help="allreduce: values per packet (8, 16, 32 or 64; default 64)")
+                   help="allreduce: values per packet (8, 16, 32, 64, 128 or 256; "
+                        "default 64)")
     p.set_defaults(func=cmd_bench)
 
     p = verbs.add_parser("demo", help="run the demo experiment on the built-in switch")

@@ -22,8 +22,8 @@
  * the controller must zero them (ina_bitmap at least) before giving them to a job. The
  * switch cannot tell where a region ends: a worker's slot must stay below the job's S.
  *
- * Defines: INA_K (values per packet: 8, 16, 32, 64; default 64) and INA_SLOTS (slots in
- * the register arrays, shared by all jobs; default 256). */
+ * Defines: INA_K (values per packet: 8, 16, 32, 64, 128 or 256; default 64) and
+ * INA_SLOTS (slots in the register arrays, shared by all jobs; default 256). */
 #include <core.p4>
 #include <v1model.p4>
 #include "include/aggregation_headers.p4"

@@ -74,7 +74,8 @@ class P4Star:
         return out
 
 
-def run(program: Program, n: int, length: int, impair: Impairments, seed: int) -> None:
+def run(program: Program, n: int, length: int, impair: Impairments, seed: int,
+        settings: WorkerSettings = SETTINGS) -> None:
     rng = np.random.default_rng(seed)
     xs = [(rng.standard_normal(length) * 10.0 ** rng.integers(-5, 5)).astype(np.float32)
           for _ in range(n)]
@@ -83,13 +84,13 @@ def run(program: Program, n: int, length: int, impair: Impairments, seed: int) -
                   impair, seed=seed)
     base = 0
     for _ in range(2):  # two all-reduces: the slot versions carry on
-        runs = [AllReduceRun(x, 7, n, SETTINGS, base=base) for x in xs]
+        runs = [AllReduceRun(x, 7, n, settings, base=base) for x in xs]
         run_workers(net, runs)
         results = [r.result() for r in runs]
         for r in results:
             assert r.tobytes() == results[0].tobytes()
         exact = np.array([math.fsum(c) for c in np.array(xs, dtype=np.float64).T])
-        bound = np.repeat(runs[0].quantizer.error_bound(runs[0].agreed), K)[:length]
+        bound = np.repeat(runs[0].quantizer.error_bound(runs[0].agreed), settings.k)[:length]
         rounding = np.spacing(np.abs(exact + bound).astype(np.float32))
         assert np.all(np.abs(results[0] - exact) <= bound + rounding)
         base = runs[0].end
@@ -104,6 +105,14 @@ def test_workers_through_aggregation_p4(program: Program) -> None:
 
 def test_workers_through_aggregation_p4_with_loss(program: Program) -> None:
     run(program, 4, 20 * K, Impairments(loss=0.05, duplicate=0.02, jitter=30e-6), seed=2)
+
+
+def test_the_largest_k_through_aggregation_p4() -> None:
+    """INA_K = 256: 1078-byte frames, still below a 1500-byte MTU."""
+    big = compile_file(ROOT / "p4" / "aggregation.p4", defines={"INA_K": "256"})
+    settings = WorkerSettings(k=256, window=4, timeout=1e-3, min_timeout=1e-4,
+                              max_timeout=8e-3)
+    run(big, 3, 9 * 256 + 5, Impairments(loss=0.05), seed=3, settings=settings)
 
 
 class P4Node:

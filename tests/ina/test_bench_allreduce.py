@@ -27,7 +27,7 @@ def test_wire_fraction_is_values_over_values_headers_and_framing() -> None:
 
 
 @pytest.mark.parametrize(("option", "message"), [
-    (["--k", "7"], "--k 7: not one of (8, 16, 32, 64)"),
+    (["--k", "7"], "--k 7: not one of (8, 16, 32, 64, 128, 256)"),
     (["--window", "0"], "--window 0: must be in [1, 256]"),
     (["--bw", "0"], "--bw 0: must be in (0, 10000] Mbit/s"),
 ])

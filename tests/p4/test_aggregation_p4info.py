@@ -114,5 +114,5 @@ def test_k_and_slots_are_defines(tmp_path: Path) -> None:
 def test_an_unsupported_k_is_a_clear_error() -> None:
     proc = _ina("p4c", str(PROGRAM), "-D", "INA_K=12")
     assert proc.returncode == 1
-    assert "INA_K must be 8, 16, 32 or 64" in proc.stderr
+    assert "INA_K must be 8, 16, 32, 64, 128 or 256" in proc.stderr
     assert "Traceback" not in proc.stderr
