@@ -2,8 +2,11 @@
 
 Each StreamChannel RPC gets a reader thread for the client's messages (arbitration,
 PacketOut, DigestListAck) while the RPC's own thread writes the server's messages from a
-queue. Packet I/O and digests are for the primary only: a PacketOut from a backup is
-dropped and answered with a StreamError (PERMISSION_DENIED).
+queue. A client that stops reading fills the queue: beyond ``MAX_QUEUED`` messages,
+packet-ins, digest lists and stream errors are dropped (the spec lets a server drop
+these first), so a client that floods bad PacketOuts cannot grow the server's memory.
+Packet I/O and digests are for the primary only: a PacketOut from a backup is dropped
+and answered with a StreamError (PERMISSION_DENIED).
 
 Controller headers: a PacketOut's metadata are packed, in P4Info order and bit width,
 into the ``@controller_header("packet_out")`` header, which is put in front of the
@@ -141,11 +144,16 @@ class StreamHandler:
         self.out: queue.Queue[Any] = queue.Queue()
         self.controller = Controller(send=self.out.put, send_data=self.send_data,
                                      peer=context.peer())
+        self.dropped = 0
 
     def send_data(self, msg: p4runtime_pb2.StreamMessageResponse) -> None:
-        """Queue a packet-in or digest list; dropped when the client lags far behind."""
+        """Queue a packet-in, digest list or stream error; dropped when the client lags
+        far behind (arbitration updates are always queued)."""
         if self.out.qsize() >= MAX_QUEUED:
-            log.warning("stream to %s is congested: message dropped", self.controller.peer)
+            if self.dropped % 1000 == 0:
+                log.warning("stream to %s is congested: %d message(s) dropped so far",
+                            self.controller.peer, self.dropped + 1)
+            self.dropped += 1
             return
         self.out.put(msg)
 
@@ -193,5 +201,5 @@ class StreamHandler:
                 raise invalid_argument("empty stream message")
             self.on_request(self.controller, request)
         except Exception as e:  # noqa: BLE001 - reported to the client, never fatal
-            self.out.put(stream_error(as_p4runtime_error(e, "stream message"), request))
+            self.send_data(stream_error(as_p4runtime_error(e, "stream message"), request))
         return True

@@ -223,3 +223,22 @@ def test_digests(client: Client, ids, server: P4RuntimeServer) -> None:  # type:
     err = client.errors.get(timeout=5).error
     assert err.canonical_code == Code.INVALID_ARGUMENT.value[0]
     assert err.HasField("digest_list_ack")
+
+
+class _FakeContext:
+    def peer(self) -> str:
+        return "fake"
+
+
+def test_stream_errors_are_dropped_when_the_client_does_not_read(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # a client flooding bad messages without reading once grew the error queue forever
+    from switch.runtime import stream
+    from switch.runtime.arbitration import Arbiter
+
+    monkeypatch.setattr(stream, "MAX_QUEUED", 3)
+    handler = stream.StreamHandler(Arbiter(1), lambda c, r: None, iter(()),
+                                   _FakeContext())  # type: ignore[arg-type]
+    for _ in range(5):
+        assert handler._handle(p4runtime_pb2.StreamMessageRequest())  # each one an error
+    assert handler.out.qsize() == 3 and handler.dropped == 2
+    assert handler.out.get_nowait().error.message == "empty stream message"
