@@ -1,10 +1,13 @@
 """Client arbitration: which StreamChannel is the primary controller.
 
 Only the default role exists (a role name in a MasterArbitrationUpdate is UNIMPLEMENTED).
-The primary is the live controller with the highest election id; a controller without an
-election id is a backup forever. When the primary's stream ends, the live controller
-with the next highest election id is promoted (as PI's server does, rather than leaving
-the device without a primary until a controller asks again).
+As the P4Runtime specification defines it, the primary is the live controller whose
+election id is the highest the server has ever seen: an update with an election id at
+least that high makes its controller the primary; a controller without an election id
+is a backup forever. When the primary's stream ends (or it lowers its own election id)
+the device has no primary until a controller sends an update with an election id at
+least as high as the old primary's: no backup with a lower id is promoted, so a stale
+controller can never regain write access (PI's server of BMv2 promotes the next one).
 
 Whenever the primary changes, every controller receives a MasterArbitrationUpdate
 whose status is OK for the primary and ALREADY_EXISTS for the backups (NOT_FOUND when
@@ -137,8 +140,10 @@ class Arbiter:
     # ---------------------------------------------------------------- internal
 
     def _elect(self) -> Controller | None:
-        candidates = [o for o in self.controllers if o.election_id is not None]
-        return max(candidates, key=lambda o: o.election_id) if candidates else None  # type: ignore[arg-type,return-value]
+        """The live controller holding the highest election id ever seen, if any."""
+        if self.highest is None:
+            return None
+        return next((o for o in self.controllers if o.election_id == self.highest), None)
 
     def _notify_all(self) -> None:
         for o in self.controllers:

@@ -76,11 +76,15 @@ def test_arbitration_two_clients(address: str, clients: list[Client], compiled) 
     expect_code(Code.PERMISSION_DENIED, a.write, update("DELETE", route))
     b.write(update("DELETE", route))
 
-    # the primary leaves: the next one is promoted
+    # the primary leaves: no primary until an election id at least as high arrives
     b.close()
     clients.remove(b)
-    back = a.arbitration.get(timeout=5)
-    assert status(back) == code_pb2.OK and election(back) == (0, 5)
+    alone = a.arbitration.get(timeout=5)
+    assert status(alone) == code_pb2.NOT_FOUND and election(alone) == (1, 0)
+    e = expect_code(Code.PERMISSION_DENIED, a.write, update("INSERT", route))
+    assert "there is no primary controller" in e.details()
+    assert status(a.arbitrate((0, 6))) == code_pb2.NOT_FOUND  # still below (1, 0)
+    assert status(a.arbitrate((1, 0))) == code_pb2.OK
     a.write(update("INSERT", route))
 
 
@@ -242,3 +246,15 @@ def test_stream_errors_are_dropped_when_the_client_does_not_read(monkeypatch) ->
         assert handler._handle(p4runtime_pb2.StreamMessageRequest())  # each one an error
     assert handler.out.qsize() == 3 and handler.dropped == 2
     assert handler.out.get_nowait().error.message == "empty stream message"
+
+
+def test_a_primary_that_lowers_its_election_id_leaves_no_primary(address: str,
+                                                                   clients: list[Client]
+                                                                   ) -> None:
+    a = Client(address, election_id=(0, 9))
+    b = Client(address, election_id=(0, 4))
+    clients.extend([a, b])
+    lowered = a.arbitrate((0, 2))  # below b, but b is not promoted either
+    assert status(lowered) == code_pb2.NOT_FOUND and election(lowered) == (0, 9)
+    told = b.arbitration.get(timeout=5)
+    assert status(told) == code_pb2.NOT_FOUND and election(told) == (0, 9)
