@@ -586,7 +586,7 @@ class StmtMixin(LoopMixin):
 
     # ------------------------------------------------------------ sub-blocks
 
-    def sub_apply(self, c: A.Call, inst: A.Instantiation) -> None:
+    def sub_apply(self, c: A.Call, inst: A.Instantiation | A.Param) -> None:
         child = self.block.children.get(inst.name) if self.block is not None else None
         if child is None:
             raise self.unsupported(f"apply of {inst.name}: no instance", c)

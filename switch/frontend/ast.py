@@ -320,9 +320,10 @@ class CallTableApply(CallTarget):
 @dataclass(eq=False, slots=True)
 class CallSubApply(CallTarget):
     """Applying a parser or control instance (``sub.apply(...)`` or a parser state
-    invoking a sub-parser)."""
+    invoking a sub-parser); a constructor parameter of a parser or control type stands
+    for the instance each instantiation passes."""
 
-    instance: Instantiation
+    instance: Instantiation | Param
 
 
 @dataclass(eq=False, slots=True)

@@ -523,22 +523,29 @@ class _Analyzer:
                 names.add(target.instance.name)
         return names
 
-    def _flat_locals(self, block: BlockInstance) -> list[tuple[A.Declaration, BlockInstance]]:
-        """``block``'s local declarations with applied sub-blocks inlined in place."""
+    def _flat_locals(self, block: BlockInstance, seen: set[int] | None = None
+                     ) -> list[tuple[A.Declaration, BlockInstance]]:
+        """``block``'s local declarations with applied sub-blocks inlined in place, each
+        block once (one passed to two others as a constructor argument is applied by
+        both)."""
+        seen = set() if seen is None else seen
+        if id(block) in seen:
+            return []
+        seen.add(id(block))
         applied = self._applied_children(block)
         out: list[tuple[A.Declaration, BlockInstance]] = []
-        seen = set()
+        seen_names = set()
         for d in block.decl.locals:
             child = block.children.get(d.name) if isinstance(d, A.Instantiation) else None
             if child is not None:
-                seen.add(d.name)
+                seen_names.add(d.name)
                 if d.name in applied:
-                    out.extend(self._flat_locals(child))
+                    out.extend(self._flat_locals(child, seen))
                 continue
             out.append((d, block))
         for name, child in block.children.items():
-            if name not in seen and name in applied:
-                out.extend(self._flat_locals(child))
+            if name not in seen_names and name in applied:
+                out.extend(self._flat_locals(child, seen))
         return out
 
     def _body_calls(self, block: BlockInstance) -> Iterator[tuple[A.Call, BlockInstance]]:

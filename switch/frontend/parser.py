@@ -1328,8 +1328,12 @@ class _Builder:
         pos = _pos(ref)
         assert self.ctx is not None
         pending = self.ctx.direct_instances
-        name = f"{ref.name.lstrip('.')}__direct{pos.line}_{pos.col}"
-        pending.append(A.Instantiation(pos, name, ref, []))
+        type_name = ref.name.lstrip(".")
+        same = sum(1 for d in pending if d.name.startswith(f"{type_name}_inst"))
+        name = f"{type_name}_inst" + (f"_{same}" if same else "")
+        # p4c's naming: ``@name("T") T() T_inst;``
+        control_name = A.Annotation(pos, "name", body=[A.StringLit(pos, type_name)])
+        pending.append(A.Instantiation(pos, name, ref, [], annotations=[control_name]))
         callee = A.Member(pos, A.Name(pos, name), "apply")
         call = A.Call(pos, callee, [], list(c[2] or []))
         return A.CallStmt(pos, call)

@@ -266,6 +266,11 @@ def bind(chk: Checker, call: A.Call, sig: Signature) -> list[A.Expr | None] | No
             chk.error_at(v, f"{chk.text(v)}: parameter {p.name} needs a compile-time "
                          "constant")
             return None
+        if sig.kind == "constructor" and isinstance(pt, T.ParserOrControl):
+            if not _block_argument_fits(chk, v, pt):
+                return None
+            result.append(v)
+            continue
         if sig.kind == "constructor" and not F.is_constant(v) and not is_ctor_param(v):
             chk.error_at(v, f"{chk.text(v)}: expression must be a compile-time constant")
             return None
@@ -504,17 +509,26 @@ def _table_apply(chk: Checker, call: A.Call, recv: A.Expr) -> A.Expr:
 def _sub_apply(chk: Checker, call: A.Call, recv: A.Expr, rt: T.ParserOrControl) -> A.Expr:
     inst = recv.decl if isinstance(recv, A.Name) else None
     block = rt.decl
-    if not isinstance(inst, A.Instantiation) or not isinstance(
-        block, (A.ParserDecl, A.ControlDecl)
+    # an instance, or a constructor parameter that stands for the instance it is given
+    applicable = isinstance(inst, A.Instantiation) or (
+        isinstance(inst, A.Param) and inst.direction == "")
+    if not applicable or not isinstance(
+        block, (A.ParserDecl, A.ControlDecl, A.ParserTypeDecl, A.ControlTypeDecl)
     ):
         chk.ctx.unsupported(call.pos, f"applying {chk.text(recv)}")
+        _check_args_only(chk, call)
+        return unknown(call)
+    assert isinstance(inst, (A.Instantiation, A.Param))
+    if isinstance(block, (A.ParserTypeDecl, A.ControlTypeDecl)) and block.type_params:
+        chk.ctx.unsupported(call.pos, f"applying {chk.text(recv)} of the generic type "
+                            f"{block.name}")
         _check_args_only(chk, call)
         return unknown(call)
     if chk.action is not None or chk.function is not None:
         chk.error_at(call, f"{chk.text(call)}: apply cannot be called from actions or "
                      "functions")
         return unknown(call)
-    if isinstance(block, A.ParserDecl) != chk.in_parser:
+    if isinstance(block, (A.ParserDecl, A.ParserTypeDecl)) != chk.in_parser:
         where = "parser" if chk.in_parser else "control"
         chk.error_at(call, f"{chk.text(call)}: a {rt.kind} cannot be applied in a {where}")
         return unknown(call)
@@ -640,6 +654,33 @@ def _size_method(
 
 
 # ------------------------------------------------------------- constructors
+
+
+def _block_argument_fits(chk: Checker, v: A.Expr, pt: T.ParserOrControl) -> bool:
+    """A constructor argument for a parameter of parser or control type ``pt``: an
+    instance (or such a parameter of the enclosing block) whose apply parameters match
+    the type's, direction for direction and type for type."""
+    vt = v.type
+    inst = v.decl if isinstance(v, A.Name) else None
+    if not isinstance(inst, (A.Instantiation, A.Param)) or not isinstance(
+            vt, T.ParserOrControl) or vt.kind != pt.kind:
+        chk.error_at(v, f"{chk.text(v)}: expected an instance of a {pt.kind} of type "
+                     f"{pt.name}")
+        return False
+    want, got = pt.decl, vt.decl
+    if want is got:
+        return True
+    blocks = (A.ParserTypeDecl, A.ControlTypeDecl, A.ParserDecl, A.ControlDecl)
+    ok = False
+    if isinstance(want, blocks) and isinstance(got, blocks):
+        wp, gp = want.params, got.params
+        ok = not want.type_params and not got.type_params and len(wp) == len(gp) and all(
+            a.direction == b.direction and a.type_ref.resolved == b.type_ref.resolved
+            for a, b in zip(wp, gp, strict=True))
+    if not ok:
+        chk.error_at(v, f"{chk.text(v)}: {vt.name} does not match the {pt.kind} type "
+                     f"{pt.name}: their apply parameters differ")
+    return ok
 
 
 def constructor_args(

@@ -108,6 +108,17 @@ def _evaluate(e: A.Expr, block: BlockInstance) -> object:
     return None
 
 
+def _block_argument(a: A.Expr | None, parent: BlockInstance | None) -> BlockInstance | None:
+    """The parser or control instance a constructor argument names: a local instance of
+    the parent block, or a constructor parameter of the parent that stands for one."""
+    if parent is None or not isinstance(a, A.Name):
+        return None
+    d = a.decl
+    if isinstance(d, A.Instantiation | A.Param):
+        return parent.children.get(d.name)
+    return None
+
+
 def key_width(t: T.Type | None) -> int:
     if isinstance(t, T.Bits):
         return t.width
@@ -176,7 +187,11 @@ class Instantiate:
     ) -> BlockInstance:
         bi = BlockInstance(fqn, decl)
         for p, a in zip(decl.ctor_params, args, strict=False):
-            bi.ctor_args[p.name] = folded_value(a, parent)
+            given = _block_argument(a, parent)
+            if given is not None:
+                bi.children[p.name] = given  # the instance the parameter stands for
+            else:
+                bi.ctor_args[p.name] = folded_value(a, parent)
         names = self.program.instance_names
         for action in self.top_actions:
             names[(id(action), fqn)] = control_plane_name("", action)

@@ -1,0 +1,77 @@
+/*
+ * control/control_ctor_param: a control instance passed to two other
+ * controls as a constructor argument. Both apply the same instance, so
+ * they share its register; the parameter's type is a control type
+ * declaration that the instance's control matches.
+ */
+
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+}
+struct headers_t { h_t h; }
+struct meta_t { }
+
+control Step(inout bit<8> v);
+
+control Tally(inout bit<8> v) {
+    register<bit<8>>(1) total;
+    apply {
+        bit<8> t;
+        total.read(t, 0);
+        t = t + v;
+        total.write(0, t);
+        v = t;
+    }
+}
+
+control UseTwice(inout bit<8> v)(Step s) {
+    apply {
+        s.apply(v);
+        s.apply(v);
+    }
+}
+
+control UseOnce(inout bit<8> v)(Step s) {
+    apply {
+        v = v + 100;
+        s.apply(v);
+    }
+}
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerifyChecksum(inout headers_t hdr, inout meta_t meta) { apply { } }
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    Tally() tally;
+    UseTwice(tally) twice;
+    UseOnce(tally) once;
+    apply {
+        sm.egress_spec = 1;
+        twice.apply(hdr.h.a);
+        once.apply(hdr.h.b);
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) { apply { } }
+
+control MyComputeChecksum(inout headers_t hdr, inout meta_t meta) { apply { } }
+
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply { pkt.emit(hdr.h); }
+}
+
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(),
+         MyComputeChecksum(), MyDeparser()) main;
