@@ -107,12 +107,15 @@ def _direct_targets(state: PipelineState, te: p4runtime_pb2.TableEntry, kind: st
                     ) -> Iterator[tuple[TableInfo, int, Any]]:
     """(table, handle, entry spec) of the entries a direct-resource read selects."""
     if te.table_id == 0:
+        if len(te.match) or te.priority:
+            raise invalid_argument(f"a direct {kind} read of all tables (table_id 0) takes no "
+                                   "match or priority")
         tables = [t for t in state.schema.tables.values()
                   if getattr(t, f"direct_{kind}") is not None]
     else:
         tables = [_direct_table(state, te, kind)]
     for t in tables:
-        if te.table_id and len(te.match):
+        if len(te.match):
             handle = find_entry(state, t, te)
             for h, spec in state.switch.table_entries(t.name):
                 if h == handle:

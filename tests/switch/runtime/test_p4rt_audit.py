@@ -144,3 +144,15 @@ def test_streams_beyond_the_limit_are_refused_and_unary_rpcs_go_on() -> None:
         for c in made:
             c.close()
         server.stop(grace=0)
+
+
+def test_a_direct_counter_read_of_all_tables_takes_no_match(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    ent = Entity()
+    ent.direct_counter_entry.table_entry.match.append(exact(1, b"\x01"))  # table_id 0
+    code, message = read_error(client, ent)
+    assert (code, message) == (Code.INVALID_ARGUMENT.value[0], "a direct counter read of all "
+                               "tables (table_id 0) takes no match or priority")
+    client.write(update("INSERT", table_entry(ids.table_id("fwd"), [exact(1, b"\x01")],
+                                              ids.action_id("drop"))))
+    [everything] = client.read(Entity(direct_counter_entry=p4runtime_pb2.DirectCounterEntry()))
+    assert everything.direct_counter_entry.table_entry.table_id == ids.table_id("fwd")
