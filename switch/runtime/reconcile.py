@@ -7,6 +7,10 @@ action profile members and groups, multicast groups, clone sessions, value sets,
 configs, digest configs, and the contents of registers and counters are copied from the
 running switch into the new one.
 Const entries come with the new program itself.
+
+With another P4Info the state cannot be carried over (ids and names may mean other
+things): ``written_state`` then lists what the controller wrote, and the server answers
+INVALID_ARGUMENT unless that list is empty.
 """
 
 from __future__ import annotations
@@ -78,3 +82,23 @@ def carry_over(old: PipelineState, new: PipelineState, cpu_port: int | None) -> 
         for i in range(c.size):
             dst.counter_write(name, i, *src.counter_read(name, i))
 
+
+
+def written_state(state: PipelineState) -> list[str]:
+    """What the controller wrote into ``state`` (empty for a pipeline as committed)."""
+    out: list[str] = []
+    sw = state.switch
+    for t in state.schema.tables.values():
+        if any(not (t.is_const or entry_is_const(sw, t.name, h))
+               for h, _ in sw.table_entries(t.name)):
+            out.append(f"entries of table {t.name}")
+    out += [f"the default action of table {name}" for name in sorted(state.defaults)]
+    for p in state.schema.action_profiles.values():
+        if sw.profile_members(p.preamble.name):
+            out.append(f"members of action profile {p.preamble.name}")
+    kinds = (("multicast groups", state.mc_groups), ("clone sessions", state.clone_sessions),
+             ("value set members", any(state.value_sets.values())),
+             ("meter configs", state.meter_configs),
+             ("digest configs", state.digest_configs))
+    out += [what for what, written in kinds if written]
+    return out

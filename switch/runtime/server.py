@@ -25,7 +25,8 @@ with a clear forwarding state. RECONCILE_AND_COMMIT keeps the forwarding state: 
 same P4Info and device config only the cookie changes; with the same P4Info and another
 device config the state is copied into the new switch (``reconcile.carry_over``;
 INVALID_ARGUMENT if that fails, and the running pipeline stays); with another P4Info it
-acts as VERIFY_AND_COMMIT (logged).
+is INVALID_ARGUMENT if the controller wrote any forwarding state (it cannot be
+preserved), else it commits like VERIFY_AND_COMMIT.
 Between VERIFY_AND_SAVE and COMMIT, Reads and Writes go to the saved pipeline while
 packets still go through the running one; COMMIT then switches packets over.
 
@@ -66,7 +67,7 @@ from switch.runtime.errors import (
     set_batch_error,
     unimplemented,
 )
-from switch.runtime.reconcile import carry_over
+from switch.runtime.reconcile import carry_over, written_state
 from switch.runtime.schema import Schema, check_consistent
 from switch.runtime.state import PipelineState, digest_ids
 from switch.runtime.stream import StreamHandler, packet_in_message, packet_out_frame
@@ -536,8 +537,13 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
                     raise invalid_argument("the forwarding state cannot be preserved: "
                                            f"{err.message}") from e
             elif action == SetAction.RECONCILE_AND_COMMIT and active is not None:
-                log.warning("RECONCILE_AND_COMMIT with a different P4Info: the forwarding "
-                            "state is cleared")
+                written = written_state(active)
+                if written:
+                    more = f" (and {len(written) - 1} more)" if len(written) > 1 else ""
+                    raise invalid_argument(
+                        "RECONCILE_AND_COMMIT with another P4Info cannot preserve the "
+                        f"forwarding state: {written[0]}{more}; use VERIFY_AND_COMMIT to "
+                        "start from a clear state")
             s._commit(state)
 
     def _unchanged(self, config: p4runtime_pb2.ForwardingPipelineConfig) -> bool:

@@ -156,3 +156,49 @@ def test_a_direct_counter_read_of_all_tables_takes_no_match(client: Client, ids)
                                               ids.action_id("drop"))))
     [everything] = client.read(Entity(direct_counter_entry=p4runtime_pb2.DirectCounterEntry()))
     assert everything.direct_counter_entry.table_entry.table_id == ids.table_id("fwd")
+
+
+OTHER_PROGRAM = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> x; }
+struct H { h_t h; }
+struct M { }
+parser P(packet_in b, out H h, inout M m, inout standard_metadata_t sm) {
+    state start { b.extract(h.h); transition accept; }
+}
+control V(inout H h, inout M m) { apply { } }
+control I(inout H h, inout M m, inout standard_metadata_t sm) {
+    action set(bit<9> p) { sm.egress_spec = p; }
+    table t { key = { h.h.x: exact; } actions = { set; NoAction; } }
+    apply { t.apply(); }
+}
+control E(inout H h, inout M m, inout standard_metadata_t sm) { apply { } }
+control C(inout H h, inout M m) { apply { } }
+control D(packet_out b, in H h) { apply { b.emit(h.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def test_reconcile_with_another_p4info_keeps_state_or_refuses(client: Client, ids,  # type: ignore[no-untyped-def]
+                                                               server: P4RuntimeServer
+                                                               ) -> None:
+    # it used to clear the forwarding state and answer OK
+    from switch.frontend import compile_text
+    from switch.frontend.artifact import dump_artifact
+    from switch.frontend.p4info import build_p4info
+
+    other = compile_text(OTHER_PROGRAM, "other.p4")
+    reconcile = p4runtime_pb2.SetForwardingPipelineConfigRequest.RECONCILE_AND_COMMIT
+    fwd = table_entry(ids.table_id("fwd"), [exact(1, b"\x01")], ids.action_id("drop"))
+    client.write(update("INSERT", fwd))
+    running = server.switch
+    e = expect_code(Code.INVALID_ARGUMENT, client.set_pipeline, build_p4info(other),
+                    dump_artifact(other).encode(), action=reconcile)
+    assert e.details() == ("RECONCILE_AND_COMMIT with another P4Info cannot preserve the "
+                           "forwarding state: entries of table TestIngress.fwd; use "
+                           "VERIFY_AND_COMMIT to start from a clear state")
+    assert server.switch is running and len(client.read(table_entry(ids.table_id("fwd")))) == 1
+    client.write(update("DELETE", fwd))  # nothing left to preserve: it commits
+    client.set_pipeline(build_p4info(other), dump_artifact(other).encode(), action=reconcile)
+    assert server.switch is not running
