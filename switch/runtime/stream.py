@@ -4,7 +4,8 @@ Each StreamChannel RPC gets a reader thread for the client's messages (arbitrati
 PacketOut, DigestListAck) while the RPC's own thread writes the server's messages from a
 queue. A client that stops reading fills the queue: beyond ``MAX_QUEUED`` messages,
 packet-ins, digest lists and stream errors are dropped (the spec lets a server drop
-these first), so a client that floods bad PacketOuts cannot grow the server's memory.
+these first), and beyond twice that arbitration updates too, so a client that floods
+the server with requests and never reads the answers cannot grow its memory.
 Packet I/O and digests are for the primary only: a PacketOut from a backup is dropped
 and answered with a StreamError (PERMISSION_DENIED).
 
@@ -142,20 +143,31 @@ class StreamHandler:
         self.requests = requests
         self.context = context
         self.out: queue.Queue[Any] = queue.Queue()
-        self.controller = Controller(send=self.out.put, send_data=self.send_data,
+        self.controller = Controller(send=self.send_control, send_data=self.send_data,
                                      peer=context.peer())
         self.dropped = 0
 
-    def send_data(self, msg: p4runtime_pb2.StreamMessageResponse) -> None:
-        """Queue a packet-in, digest list or stream error; dropped when the client lags
-        far behind (arbitration updates are always queued)."""
-        if self.out.qsize() >= MAX_QUEUED:
-            if self.dropped % 1000 == 0:
-                log.warning("stream to %s is congested: %d message(s) dropped so far",
-                            self.controller.peer, self.dropped + 1)
-            self.dropped += 1
+    def send_control(self, msg: p4runtime_pb2.StreamMessageResponse) -> None:
+        """Queue an arbitration update; only a client that let twice ``MAX_QUEUED``
+        messages pile up (one that sends updates and never reads) loses some."""
+        if self.out.qsize() >= 2 * MAX_QUEUED:
+            self._drop()
             return
         self.out.put(msg)
+
+    def send_data(self, msg: p4runtime_pb2.StreamMessageResponse) -> None:
+        """Queue a packet-in, digest list or stream error; dropped when the client lags
+        far behind."""
+        if self.out.qsize() >= MAX_QUEUED:
+            self._drop()
+            return
+        self.out.put(msg)
+
+    def _drop(self) -> None:
+        if self.dropped % 1000 == 0:
+            log.warning("stream to %s is congested: %d message(s) dropped so far",
+                        self.controller.peer, self.dropped + 1)
+        self.dropped += 1
 
     def close(self) -> None:
         self.out.put(_CLOSE)

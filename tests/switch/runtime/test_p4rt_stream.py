@@ -258,3 +258,17 @@ def test_a_primary_that_lowers_its_election_id_leaves_no_primary(address: str,
     assert status(lowered) == code_pb2.NOT_FOUND and election(lowered) == (0, 9)
     told = b.arbitration.get(timeout=5)
     assert status(told) == code_pb2.NOT_FOUND and election(told) == (0, 9)
+
+
+def test_arbitration_answers_are_bounded_for_a_client_that_does_not_read(monkeypatch  # type: ignore[no-untyped-def]
+                                                                         ) -> None:
+    from switch.runtime import stream
+    from switch.runtime.arbitration import Arbiter
+
+    monkeypatch.setattr(stream, "MAX_QUEUED", 3)
+    handler = stream.StreamHandler(Arbiter(1), lambda c, r: None, iter(()),
+                                   _FakeContext())  # type: ignore[arg-type]
+    for _ in range(10):  # every update is answered...
+        assert handler._handle(_arbitration(1, (0, 1)))
+    assert handler.out.qsize() == 6 and handler.dropped == 4  # ...up to twice the limit
+    assert handler.out.get_nowait().arbitration.status.code == code_pb2.OK
