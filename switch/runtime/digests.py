@@ -2,10 +2,12 @@
 
 Digest messages the data plane produces are buffered per digest until
 ``max_list_size`` distinct messages are waiting or the oldest has waited
-``max_timeout_ns`` (0: send at once; a ``max_list_size`` of 0 means no limit). A message
-equal to one waiting in the buffer, or to one sent in a list that was neither
-acknowledged nor older than ``ack_timeout_ns``, is dropped. Digests that no DigestEntry
-enabled are dropped.
+``max_timeout_ns`` (0: send at once). A message equal to one waiting in the buffer, or
+to one sent in a list that was neither acknowledged nor older than ``ack_timeout_ns``,
+is dropped. Digests that no DigestEntry
+enabled are dropped. A ``max_list_size`` of 0 ("no limit") means ``MAX_LIST_SIZE``, as
+the spec lets a server choose: the buffer of a digest with a long ``max_timeout_ns``
+cannot grow without bound.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from dataclasses import dataclass, field
 from p4.v1 import p4runtime_pb2
 
 Values = tuple[int, ...]
+
+MAX_LIST_SIZE = 1000  # digest messages per list when the config says 0 (no limit)
 
 
 @dataclass
@@ -72,10 +76,10 @@ class DigestBatcher:
         out = []
         for did, buf in self._buffers.items():
             config = configs[did]
-            limit = config.max_list_size
-            while buf.items and ((limit and len(buf.items) >= limit)
+            limit = config.max_list_size or MAX_LIST_SIZE
+            while buf.items and (len(buf.items) >= limit
                                  or now_ns - buf.first_ns >= config.max_timeout_ns):
-                chunk = buf.items[:limit] if limit else list(buf.items)
+                chunk = buf.items[:limit]
                 del buf.items[:len(chunk)]
                 buf.first_ns = now_ns
                 lid = next(self._list_ids.setdefault(did, itertools.count(1)))

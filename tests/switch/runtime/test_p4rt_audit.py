@@ -202,3 +202,16 @@ def test_reconcile_with_another_p4info_keeps_state_or_refuses(client: Client, id
     client.write(update("DELETE", fwd))  # nothing left to preserve: it commits
     client.set_pipeline(build_p4info(other), dump_artifact(other).encode(), action=reconcile)
     assert server.switch is not running
+
+
+def test_digest_lists_without_a_size_limit_are_cut_at_max_list_size() -> None:
+    # max_list_size 0 with a long max_timeout_ns once buffered digests without bound
+    from switch.runtime.digests import MAX_LIST_SIZE, DigestBatcher
+
+    config = p4runtime_pb2.DigestEntry.Config(max_timeout_ns=2**62, max_list_size=0)
+    batcher = DigestBatcher()
+    for i in range(2 * MAX_LIST_SIZE + 5):
+        batcher.offer(1, (i,), now_ns=0)
+    lists = batcher.due({1: config}, now_ns=1)
+    assert [len(items) for _, _, items in lists] == [MAX_LIST_SIZE, MAX_LIST_SIZE]
+    assert lists[0][2][0] == (0,) and batcher.pending()  # the last 5 wait for more
