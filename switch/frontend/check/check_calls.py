@@ -215,7 +215,10 @@ def bind(chk: Checker, call: A.Call, sig: Signature) -> list[A.Expr | None] | No
     for i, slot in enumerate(slots):
         if slot is not None and slot.value is not None:
             written[i] = chk.text(slot.value)
-            checked = chk.expr(slot.value)
+            if sig.kind == "constructor" and _is_block_constructor(slot.value):
+                checked = _nameless_instance(chk, slot.value)  # type: ignore[arg-type]
+            else:
+                checked = chk.expr(slot.value)
             slot.value = checked
             values[i] = None if isinstance(checked, A.DontCare) else checked
 
@@ -656,13 +659,34 @@ def _size_method(
 # ------------------------------------------------------------- constructors
 
 
+def _is_block_constructor(e: A.Expr) -> bool:
+    """``C()``: a nameless instance of a parser or control (a constructor argument)."""
+    return (isinstance(e, A.Call) and isinstance(e.callee, A.Name)
+            and isinstance(e.callee.decl, (A.ParserDecl, A.ControlDecl)))
+
+
+def _nameless_instance(chk: Checker, call: A.Call) -> A.Expr:
+    assert isinstance(call.callee, A.Name)
+    block = call.callee.decl
+    assert isinstance(block, (A.ParserDecl, A.ControlDecl))
+    kind = "parser" if isinstance(block, A.ParserDecl) else "control"
+    bt = T.ParserOrControl(kind, block.name, block)
+    args = constructor_args(chk, call, bt, block.name)
+    if args is None:
+        return unknown(call)
+    chk.ctx.ctor_args[id(call)] = args
+    call.type = bt
+    return call
+
+
 def _block_argument_fits(chk: Checker, v: A.Expr, pt: T.ParserOrControl) -> bool:
     """A constructor argument for a parameter of parser or control type ``pt``: an
     instance (or such a parameter of the enclosing block) whose apply parameters match
     the type's, direction for direction and type for type."""
     vt = v.type
     inst = v.decl if isinstance(v, A.Name) else None
-    if not isinstance(inst, (A.Instantiation, A.Param)) or not isinstance(
+    named = isinstance(inst, (A.Instantiation, A.Param))
+    if not (named or _is_block_constructor(v)) or not isinstance(
             vt, T.ParserOrControl) or vt.kind != pt.kind:
         chk.error_at(v, f"{chk.text(v)}: expected an instance of a {pt.kind} of type "
                      f"{pt.name}")

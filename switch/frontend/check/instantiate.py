@@ -188,6 +188,11 @@ class Instantiate:
         bi = BlockInstance(fqn, decl)
         for p, a in zip(decl.ctor_params, args, strict=False):
             given = _block_argument(a, parent)
+            if isinstance(a, A.Call) and isinstance(a.type, T.ParserOrControl) and isinstance(
+                    a.type.decl, (A.ParserDecl, A.ControlDecl)):
+                # a nameless instance, ``C2(C1()) c2``: it belongs to the block given it
+                given = self.block(a.type.decl, f"{fqn}.{p.name}",
+                                   self.ctx.ctor_args.get(id(a), []), parent)
             if given is not None:
                 bi.children[p.name] = given  # the instance the parameter stands for
             else:
