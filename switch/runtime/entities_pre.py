@@ -22,6 +22,8 @@ Update = p4runtime_pb2.Update
 PORT_BITS = 9  # v1model's standard_metadata.egress_spec
 INSTANCE_BITS = 16  # v1model's standard_metadata.egress_rid
 MAX_CLASS_OF_SERVICE = 7
+# the proto enum holds the int32 view (-3) of the uint32 port number 0xfffffffd
+SDN_PORT_CPU = p4runtime_pb2.SDN_PORT_CPU & 0xFFFFFFFF
 
 
 def _port(r: p4runtime_pb2.Replica, cpu_port: int | None, what: str) -> int:
@@ -29,7 +31,10 @@ def _port(r: p4runtime_pb2.Replica, cpu_port: int | None, what: str) -> int:
     if kind is None:
         raise invalid_argument(f"{what}: a replica needs a port")
     port = r.egress_port if kind == "egress_port" else decode_uint(r.port, 32, f"{what} port")
-    if port == p4runtime_pb2.SDN_PORT_CPU and cpu_port is not None:
+    if port == SDN_PORT_CPU:
+        if cpu_port is None:
+            raise invalid_argument(f"{what}: SDN_PORT_CPU given, but the switch has no CPU "
+                                   "port")
         return cpu_port
     if port >> PORT_BITS:
         raise invalid_argument(f"{what}: port {port} does not fit in {PORT_BITS} bits")
@@ -106,6 +111,9 @@ def _write_session(state: PipelineState, utype: int, c: p4runtime_pb2.CloneSessi
     if c.class_of_service > MAX_CLASS_OF_SERVICE:
         raise invalid_argument(f"{what}: class of service {c.class_of_service} not in "
                                f"[0, {MAX_CLASS_OF_SERVICE}]")
+    if c.packet_length_bytes < 0:
+        raise invalid_argument(f"{what}: packet_length_bytes {c.packet_length_bytes} is "
+                               "negative (0: no truncation)")
     replicas = _replicas(list(c.replicas), cpu_port, what)
     state.switch.clone_session_set(sid, replicas, c.packet_length_bytes or None)
     stored = p4runtime_pb2.CloneSessionEntry()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
-from p4rt_helpers import OK, Client, batch_errors, exact, expect_code, lpm, table_entry, update
+from p4rt_helpers import OK, Client, batch_errors, eth, exact, expect_code, lpm, table_entry, update
 
 from switch.runtime import P4RuntimeServer
 
@@ -215,3 +215,57 @@ def test_digest_lists_without_a_size_limit_are_cut_at_max_list_size() -> None:
     lists = batcher.due({1: config}, now_ns=1)
     assert [len(items) for _, _, items in lists] == [MAX_LIST_SIZE, MAX_LIST_SIZE]
     assert lists[0][2][0] == (0,) and batcher.pending()  # the last 5 wait for more
+
+
+def test_clone_session_with_a_negative_packet_length(client: Client) -> None:
+    ent = Entity()
+    c = ent.packet_replication_engine_entry.clone_session_entry
+    c.session_id, c.packet_length_bytes = 5, -5
+    c.replicas.add(egress_port=1)
+    e = expect_code(Code.INVALID_ARGUMENT, client.write, update("INSERT", ent))
+    assert batch_errors(e)[0][1] == ("clone session 5: packet_length_bytes -5 is negative "
+                                     "(0: no truncation)")
+
+
+SDN_PORT_CPU = 0xFFFFFFFD
+
+
+def test_sdn_cpu_port_is_the_cpu_port(client: Client, server: P4RuntimeServer,  # type: ignore[no-untyped-def]
+                                      compiled) -> None:
+    # the proto enum value is -3 (int32): the uint32 port 0xfffffffd never matched it
+    ent = Entity()
+    g = ent.packet_replication_engine_entry.multicast_group_entry
+    g.multicast_group_id = 3
+    g.replicas.add(egress_port=SDN_PORT_CPU, instance=1)
+    g.replicas.add(port=SDN_PORT_CPU.to_bytes(4, "big"), instance=2)
+    g.replicas.add(egress_port=2, instance=1)
+    client.write(update("INSERT", ent))
+    [back] = client.read(ent)
+    assert back == ent  # as written
+    names = compiled.names
+    client.write(update("INSERT", table_entry(names.table_id("fwd"), [exact(1, b"\x01")],
+                                              names.action_id("set_mcast"), [b"\x03"])))
+    assert [port for port, _ in server.inject(1, eth(0x01))] == [2]
+    for _ in range(2):  # the two copies for the CPU port became PacketIns
+        assert client.packets.get(timeout=5).packet.payload
+    c = Entity()
+    c.packet_replication_engine_entry.clone_session_entry.session_id = 4
+    c.packet_replication_engine_entry.clone_session_entry.replicas.add(egress_port=SDN_PORT_CPU)
+    client.write(update("INSERT", c))
+
+
+def test_sdn_cpu_port_without_a_cpu_port(compiled) -> None:  # type: ignore[no-untyped-def]
+    server = P4RuntimeServer(device_id=1, address="127.0.0.1:0")  # no cpu_port
+    client = Client(f"127.0.0.1:{server.start()}", election_id=(0, 1))
+    try:
+        client.set_pipeline(compiled.p4info, compiled.device_config)
+        ent = Entity()
+        g = ent.packet_replication_engine_entry.multicast_group_entry
+        g.multicast_group_id = 3
+        g.replicas.add(egress_port=SDN_PORT_CPU)
+        e = expect_code(Code.INVALID_ARGUMENT, client.write, update("INSERT", ent))
+        assert batch_errors(e)[0][1] == ("multicast group 3: SDN_PORT_CPU given, but the "
+                                         "switch has no CPU port")
+    finally:
+        client.close()
+        server.stop(grace=0)
