@@ -90,6 +90,9 @@ def _direct_table(state: PipelineState, te: p4runtime_pb2.TableEntry, kind: str)
     t = state.schema.table(te.table_id)
     if getattr(t, f"direct_{kind}") is None:
         raise invalid_argument(f"table {t.name} has no direct {kind}")
+    if te.is_default_action:
+        raise unimplemented(f"table {t.name}: direct resources of default entries are not "
+                            "supported")
     return t
 
 
@@ -107,6 +110,8 @@ def _direct_targets(state: PipelineState, te: p4runtime_pb2.TableEntry, kind: st
                     ) -> Iterator[tuple[TableInfo, int, Any]]:
     """(table, handle, entry spec) of the entries a direct-resource read selects."""
     if te.table_id == 0:
+        if te.is_default_action:
+            raise unimplemented("direct resources of default entries are not supported")
         if len(te.match) or te.priority:
             raise invalid_argument(f"a direct {kind} read of all tables (table_id 0) takes no "
                                    "match or priority")

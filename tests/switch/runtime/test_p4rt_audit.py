@@ -269,3 +269,23 @@ def test_sdn_cpu_port_without_a_cpu_port(compiled) -> None:  # type: ignore[no-u
     finally:
         client.close()
         server.stop(grace=0)
+
+
+def test_direct_resources_of_the_default_entry_are_unimplemented(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    # they used to act on the table's regular entry with the same (empty) match
+    ent = Entity()
+    dc = ent.direct_counter_entry
+    dc.table_entry.table_id = ids.table_id("fwd")
+    dc.table_entry.is_default_action = True
+    dc.data.packet_count = 1
+    e = expect_code(Code.UNIMPLEMENTED, client.write, update("MODIFY", ent))
+    assert batch_errors(e)[0][1] == ("table TestIngress.fwd: direct resources of default "
+                                     "entries are not supported")
+    code, message = read_error(client, ent)
+    assert code == Code.UNIMPLEMENTED.value[0] and "default entries" in message
+    acl = Entity()
+    dm = acl.direct_meter_entry
+    dm.table_entry.table_id = ids.table_id("acl")
+    dm.table_entry.is_default_action = True
+    e = expect_code(Code.UNIMPLEMENTED, client.write, update("MODIFY", acl))
+    assert "direct resources of default entries are not supported" in batch_errors(e)[0][1]
