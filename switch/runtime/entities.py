@@ -1,4 +1,9 @@
-"""Dispatch of Write updates and Read requests to the entity modules."""
+"""Dispatch of Write updates and Read requests to the entity modules.
+
+v1model has no architecture-specific externs: writing an ``ExternEntry`` is
+UNIMPLEMENTED, a wildcard read of them (``extern_type_id`` 0, as in the spec's "read the
+whole forwarding state" request) finds nothing, and a read of a given type NOT_FOUND.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from switch.runtime import entities_externs as ext
 from switch.runtime.entities_pre import read_pre_entries, write_pre_entry
 from switch.runtime.entities_profiles import read_groups, read_members, write_group, write_member
 from switch.runtime.entities_table import read_table_entries, write_table_entry
-from switch.runtime.errors import invalid_argument, unimplemented
+from switch.runtime.errors import invalid_argument, not_found, unimplemented
 from switch.runtime.state import PipelineState
 
 Update = p4runtime_pb2.Update
@@ -79,5 +84,8 @@ def read_entity(state: PipelineState, entity: p4runtime_pb2.Entity
     if kind == "action_profile_group":
         return read_groups(state, entity.action_profile_group)
     if kind == "extern_entry":
-        raise unimplemented(NO_EXTERNS)
+        ext_type = entity.extern_entry.extern_type_id
+        if ext_type == 0:  # every instance of every extern type: there are none
+            return iter(())
+        raise not_found(f"no extern type with id {ext_type} in the P4Info ({NO_EXTERNS})")
     raise invalid_argument("the read request has an empty entity")

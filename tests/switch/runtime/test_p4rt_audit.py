@@ -289,3 +289,18 @@ def test_direct_resources_of_the_default_entry_are_unimplemented(client: Client,
     dm.table_entry.is_default_action = True
     e = expect_code(Code.UNIMPLEMENTED, client.write, update("MODIFY", acl))
     assert "direct resources of default entries are not supported" in batch_errors(e)[0][1]
+
+
+def test_a_read_of_the_whole_forwarding_state(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    # the spec's example lists extern_entry {} first; it was UNIMPLEMENTED and failed
+    every = [Entity(extern_entry=p4runtime_pb2.ExternEntry()), table_entry(0),
+             Entity(action_profile_member=p4runtime_pb2.ActionProfileMember()),
+             Entity(action_profile_group=p4runtime_pb2.ActionProfileGroup())]
+    found = client.read(*every)
+    assert [e.WhichOneof("entity") for e in found] == ["table_entry"]  # the const entry
+    one_type = Entity()
+    one_type.extern_entry.extern_type_id = 0x81
+    code, message = read_error(client, one_type)
+    assert (code, message) == (Code.NOT_FOUND.value[0], "no extern type with id 129 in the "
+                               "P4Info (v1model has no architecture-specific externs "
+                               "(ExternEntry))")
