@@ -17,7 +17,10 @@ update leaves the table as it was. Rules followed (P4Runtime 1.x):
   action the table lacks INVALID_ARGUMENT, an empty group FAILED_PRECONDITION as BMv2
   refuses it); one-shot programming (``action_profile_action_set``) is UNIMPLEMENTED;
   their default entry is the program's default action: writing one is INVALID_ARGUMENT
-  (P4Runtime 1.x has no default member or group).
+  (P4Runtime 1.x has no default member or group);
+* reads: ``table_id`` 0 selects every table and takes no other filter (match, action,
+  priority, controller_metadata, metadata: INVALID_ARGUMENT); ``is_default_action``
+  selects the default entry, which has no match and priority 0 (INVALID_ARGUMENT).
 """
 
 from __future__ import annotations

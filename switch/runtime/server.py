@@ -36,8 +36,8 @@ RESOURCE_EXHAUSTED, which keeps threads free for Write, Read and the other unary
 
 P4Runtime API version 1.4.1. UNIMPLEMENTED: roles other than the default one, the
 ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC write atomicity modes, one-shot action selector
-programming, idle timeouts, per-color meter counters, ExternEntry and ``other`` stream
-messages.
+programming, idle timeouts, per-color meter counters, direct resources of default
+entries, ExternEntry writes and ``other`` stream messages.
 """
 
 from __future__ import annotations
