@@ -8,6 +8,9 @@ update leaves the table as it was. Rules followed (P4Runtime 1.x):
   is reset to the program's default; a const default action is PERMISSION_DENIED;
 * const tables (``const entries``) and const entries: INSERT, DELETE and a MODIFY with
   an action are PERMISSION_DENIED; MODIFY of direct resources is allowed;
+* a MODIFY with an action replaces the entry's action, controller_metadata and metadata;
+  one without an action changes only the direct resources (the spec calls it a no-op
+  otherwise), so the entry keeps its cookies;
 * ``idle_timeout_ns`` on a table with ``support_timeout`` is UNIMPLEMENTED (the switch
   has no idle timeout), elsewhere INVALID_ARGUMENT;
 * per-color meter counters (``meter_counter_data``) are UNIMPLEMENTED;
@@ -241,7 +244,11 @@ def _modify(state: PipelineState, t: TableInfo, te: p4runtime_pb2.TableEntry) ->
         # MODIFY has assign semantics: an unset meter_config means the default config
         sw.direct_meter_set_rates(t.name, handle, rates or [])
         config = _copy_config(te) if rates is not None else None
-    state.entries[(t.name, handle)] = EntryExtras(te.controller_metadata, te.metadata, 0, config)
+    if action is None:  # only the direct resources change (no action: "a no-op")
+        cookie, metadata = old.controller_metadata, old.metadata
+    else:
+        cookie, metadata = te.controller_metadata, te.metadata
+    state.entries[(t.name, handle)] = EntryExtras(cookie, metadata, 0, config)
 
 
 def _delete(state: PipelineState, t: TableInfo, te: p4runtime_pb2.TableEntry) -> None:

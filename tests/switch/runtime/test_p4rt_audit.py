@@ -304,3 +304,20 @@ def test_a_read_of_the_whole_forwarding_state(client: Client, ids) -> None:  # t
     assert (code, message) == (Code.NOT_FOUND.value[0], "no extern type with id 129 in the "
                                "P4Info (v1model has no architecture-specific externs "
                                "(ExternEntry))")
+
+
+def test_modify_without_an_action_keeps_the_cookies(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    # "a MODIFY without action that changes no direct resource is a no-op": it used to
+    # reset controller_metadata and metadata
+    t = ids.table_id("fwd")
+    client.write(update("INSERT", table_entry(t, [exact(1, b"\x01")], ids.action_id("drop"),
+                                              controller_metadata=7, metadata=b"m")))
+    counter = p4runtime_pb2.CounterData(packet_count=3, byte_count=30)
+    client.write(update("MODIFY", table_entry(t, [exact(1, b"\x01")], counter_data=counter)))
+    [e] = client.read(table_entry(t, counter_data=p4runtime_pb2.CounterData()))
+    assert (e.table_entry.controller_metadata, e.table_entry.metadata) == (7, b"m")
+    assert e.table_entry.counter_data == counter
+    assert e.table_entry.action.action.action_id == ids.action_id("drop")
+    client.write(update("MODIFY", table_entry(t, [exact(1, b"\x01")], ids.action_id("drop"))))
+    [e] = client.read(table_entry(t))
+    assert (e.table_entry.controller_metadata, e.table_entry.metadata) == (0, b"")
