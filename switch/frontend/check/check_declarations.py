@@ -19,7 +19,7 @@ from switch.frontend.check.check_statements import (
     returns_always,
 )
 from switch.frontend.check.check_tables import check_table
-from switch.frontend.check.context import TypeParam, TypeVar, Unknown
+from switch.frontend.check.context import UNKNOWN, TypeParam, TypeVar, Unknown
 from switch.frontend.check.print_expressions import expr_text, type_ref_text
 from switch.frontend.check.resolve_types import free_vars, subst
 
@@ -76,14 +76,48 @@ def _field_pos(chk: Checker, f: A.Field) -> A.Pos:
 
 
 def _aggregate(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl) -> None:
+    resolved = [(f, chk.resolve(f.type_ref)) for f in d.fields]
     if d.type_params:
-        chk.ctx.unsupported(chk.ctx.name_pos(d), f"generic type {d.name}", len(d.name))
+        # a generic type is checked once per specialization (``specialize``)
+        chk.ctx.generic_fields[id(d)] = resolved
+        return
+    chk.ctx.decl_types[id(d)] = _aggregate_type(chk, d, d.name, resolved)
+
+
+def specialize(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl,
+               args: list[T.Type], pos: A.Pos) -> T.Type:
+    """The type ``d<args>`` of a generic header, struct or union: its fields with the
+    type parameters replaced, checked as a declared type named ``Name<args>``."""
+    key = (id(d), tuple(str(a) for a in args))
+    done = chk.ctx.specializations.get(key)
+    if done is not None:
+        return done
+    template = chk.ctx.generic_fields.get(id(d))
+    if template is None:
+        return UNKNOWN  # used before its declaration: reported by name resolution
+    if any(free_vars(a) for a in args):
+        chk.ctx.unsupported(pos, f"type arguments of {d.name} that are type parameters",
+                            len(d.name))
+        return UNKNOWN
+    env: dict[TypeParam, T.Type] = {}
+    for _f, ft in template:
+        for tp in free_vars(ft):
+            if tp.owner is d and tp.name in d.type_params:
+                env[tp] = args[d.type_params.index(tp.name)]
+    fields = [(f, subst(ft, env)) for f, ft in template]
+    name = f"{d.name}<{', '.join(str(a) for a in args)}>"
+    t = _aggregate_type(chk, d, name, fields)
+    chk.ctx.specializations[key] = t
+    return t
+
+
+def _aggregate_type(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl,
+                    name: str, resolved: list[tuple[A.Field, T.Type]]) -> T.Type:
     fields: list[T.FieldType] = []
     kind = {A.HeaderDecl: "header", A.StructDecl: "struct"}.get(type(d), "header_union")
     varbits = 0
     fields_ok = True
-    for f in d.fields:
-        t = chk.resolve(f.type_ref)
+    for f, t in resolved:
         fields.append(T.FieldType(f.name, t))
         if is_unknown(t):
             fields_ok = False
@@ -97,7 +131,7 @@ def _aggregate(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl)
             if isinstance(base, T.Varbit):
                 varbits += 1
                 if varbits > 1:
-                    chk.ctx.error(_field_pos(chk, f), f"{d.name}: a header can have at most one "
+                    chk.ctx.error(_field_pos(chk, f), f"{name}: a header can have at most one "
                                   "varbit field", len(f.name))
         elif isinstance(d, A.HeaderUnionDecl):
             bad = not isinstance(base, T.Header)
@@ -105,17 +139,18 @@ def _aggregate(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl)
             bad = isinstance(base, NOT_IN_STRUCTS)
         if bad:
             fields_ok = False
-            chk.ctx.error(_field_pos(chk, f), f"Field {f.name} of {kind} {d.name} cannot have "
+            chk.ctx.error(_field_pos(chk, f), f"Field {f.name} of {kind} {name} cannot have "
                           f"type {t}", len(f.name))
+    agg: T.Type
     if isinstance(d, A.HeaderDecl):
-        t = T.Header(d.name, tuple(fields), d)
+        agg = T.Header(name, tuple(fields), d)
         if fields_ok:
-            _byte_aligned(chk, d, t)
+            _byte_aligned(chk, d, agg)
     elif isinstance(d, A.HeaderUnionDecl):
-        t = T.HeaderUnion(d.name, tuple(fields), d)
+        agg = T.HeaderUnion(name, tuple(fields), d)
     else:
-        t = T.Struct(d.name, tuple(fields), d)
-    chk.ctx.decl_types[id(d)] = t
+        agg = T.Struct(name, tuple(fields), d)
+    return agg
 
 
 def _fixed_bits_struct(t: T.Type) -> bool:
@@ -137,7 +172,7 @@ def _byte_aligned(chk: Checker, d: A.HeaderDecl, t: T.Header) -> None:
     do not add up to whole bytes; so does this target, with p4c's message."""
     width = F.size_of_type(t, maximum=True)
     if width is not None and width % 8:
-        chk.decl_error(d, f"{d.name}: Found header with fields totaling {width} bits.  BMv2 "
+        chk.decl_error(d, f"{t.name}: Found header with fields totaling {width} bits.  BMv2 "
                        "target only supports headers with fields totaling a multiple of 8 "
                        "bits.")
 

@@ -121,6 +121,14 @@ def _named(chk: Checker, ref: A.NamedTypeRef) -> T.Type:
         return T.ParserOrControl("control", decl.name, decl)
     if isinstance(decl, A.PackageDecl):
         return T.ParserOrControl("package", decl.name, decl)
+    if isinstance(decl, (A.HeaderDecl, A.StructDecl, A.HeaderUnionDecl)) and decl.type_params:
+        if len(args) != len(decl.type_params):
+            ctx.error(ref.pos, f"{name}: expected {len(decl.type_params)} type arguments, "
+                      f"got {len(args)}", len(name))
+            return UNKNOWN
+        from switch.frontend.check.check_declarations import specialize
+
+        return specialize(chk, decl, args, ref.pos)
     type_decls = (A.HeaderDecl, A.StructDecl, A.HeaderUnionDecl, A.EnumDecl, A.TypedefDecl)
     if isinstance(decl, type_decls):
         if args:

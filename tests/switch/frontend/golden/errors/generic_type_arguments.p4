@@ -1,17 +1,17 @@
 #include <core.p4>
 #include <v1model.p4>
 
-struct headers { }
-struct metadata { bit<8> x; bit<16> y; bool f; }
+header Tagged<T> { T value; bit<8> tag; }
+struct Wrap<T> { Tagged<T> inner; }
+
+struct headers { Tagged<bit<3>> odd; Tagged bare; Tagged<bit<8>, bit<8>> two; }
+struct metadata { }
 
 parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
     state start { transition accept; }
 }
 control VC(inout headers h, inout metadata m) { apply { } }
-struct box<T> { T value; }
-control I(inout headers h, inout metadata m, inout standard_metadata_t sm) {
-    apply { }
-}
+control I(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
 control E(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
 control CC(inout headers h, inout metadata m) { apply { } }
 control D(packet_out b, in headers h) { apply { } }
