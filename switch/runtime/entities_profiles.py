@@ -20,8 +20,9 @@ choice):
   target maximum the spec lets a server impose): a larger sum, or a larger ``max_size``,
   is RESOURCE_EXHAUSTED;
 * member and group ids are > 0 in writes (0 is the wildcard of reads): INVALID_ARGUMENT;
-* watch ports are stored and read back; the built-in switch's ports are always up, so
-  they never deactivate a member.
+* watch ports are stored and read back; one that cannot be a port of the switch (more
+  than 9 bits, other than SDN_PORT_CPU) is INVALID_ARGUMENT; the built-in switch's
+  ports are always up, so they never deactivate a member.
 
 Reads take wildcards: ``action_profile_id`` 0 reads every profile, ``member_id`` /
 ``group_id`` 0 every member / group of the profile.
@@ -34,7 +35,8 @@ from collections.abc import Iterator
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from switch.runtime.codec import decode_params, encode_params
+from switch.runtime.codec import decode_params, decode_uint, encode_params
+from switch.runtime.entities_pre import PORT_BITS, SDN_PORT_CPU
 from switch.runtime.errors import invalid_argument, not_found, resource_exhausted
 from switch.runtime.state import PipelineState
 
@@ -112,6 +114,15 @@ def read_members(state: PipelineState, m: p4runtime_pb2.ActionProfileMember
 # ------------------------------------------------------------------------------- groups
 
 
+def _check_watch_port(name: str, gid: int, mem: p4runtime_pb2.ActionProfileGroup.Member
+                      ) -> None:
+    what = f"action profile {name}, group {gid}: member {mem.member_id}"
+    port = decode_uint(mem.watch_port, 32, f"{what} watch_port")
+    if port != SDN_PORT_CPU and port >> PORT_BITS:
+        raise invalid_argument(f"{what}: watch_port {port} is not a port of the switch "
+                               f"(ports have {PORT_BITS} bits)")
+
+
 def _check_group(p: p4info_pb2.ActionProfile, g: p4runtime_pb2.ActionProfileGroup,
                  max_size: int) -> dict[int, int]:
     """Member id -> weight of ``g``, checked against the profile's limits."""
@@ -121,6 +132,8 @@ def _check_group(p: p4info_pb2.ActionProfile, g: p4runtime_pb2.ActionProfileGrou
         if mem.weight <= 0:
             raise invalid_argument(f"action profile {name}, group {g.group_id}: member "
                                    f"{mem.member_id} has weight {mem.weight}; weights are > 0")
+        if mem.watch_port:
+            _check_watch_port(name, g.group_id, mem)
         if mem.member_id in weights:
             raise invalid_argument(f"action profile {name}, group {g.group_id}: member "
                                    f"{mem.member_id} is listed twice (use a weight)")

@@ -321,3 +321,24 @@ def test_modify_without_an_action_keeps_the_cookies(client: Client, ids) -> None
     client.write(update("MODIFY", table_entry(t, [exact(1, b"\x01")], ids.action_id("drop"))))
     [e] = client.read(table_entry(t))
     assert (e.table_entry.controller_metadata, e.table_entry.metadata) == (0, b"")
+
+
+def test_a_watch_port_must_be_a_port(client: Client, compiled) -> None:  # type: ignore[no-untyped-def]
+    [sel] = compiled.p4info.action_profiles
+    member = Entity()
+    m = member.action_profile_member
+    m.action_profile_id, m.member_id = sel.preamble.id, 1
+    m.action.action_id = compiled.names.action_id("NoAction")
+    client.write(update("INSERT", member))
+    group = Entity()
+    g = group.action_profile_group
+    g.action_profile_id, g.group_id = sel.preamble.id, 1
+    g.members.add(member_id=1, weight=1, watch_port=b"\x10\x00")
+    e = expect_code(Code.INVALID_ARGUMENT, client.write, update("INSERT", group))
+    assert batch_errors(e)[0][1] == ("action profile TestIngress.sel, group 1: member 1: "
+                                     "watch_port 4096 is not a port of the switch (ports have "
+                                     "9 bits)")
+    g.members[0].watch_port = b"\x00\x03"  # padded port 3: fine, read back as written
+    client.write(update("INSERT", group))
+    [back] = client.read(group)
+    assert back.action_profile_group.members[0].watch_port == b"\x00\x03"
