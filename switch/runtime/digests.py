@@ -4,10 +4,9 @@ Digest messages the data plane produces are buffered per digest until
 ``max_list_size`` distinct messages are waiting or the oldest has waited
 ``max_timeout_ns`` (0: send at once). A message equal to one waiting in the buffer, or
 to one sent in a list that was neither acknowledged nor older than ``ack_timeout_ns``,
-is dropped. Digests that no DigestEntry
-enabled are dropped. A ``max_list_size`` of 0 ("no limit") means ``MAX_LIST_SIZE``, as
-the spec lets a server choose: the buffer of a digest with a long ``max_timeout_ns``
-cannot grow without bound.
+is dropped. Digests that no DigestEntry enabled are dropped. A ``max_list_size`` of 0
+("no limit") means ``MAX_LIST_SIZE``, as the spec lets a server choose: the buffer of a
+digest with a long ``max_timeout_ns`` cannot grow without bound.
 """
 
 from __future__ import annotations

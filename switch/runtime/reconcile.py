@@ -83,7 +83,6 @@ def carry_over(old: PipelineState, new: PipelineState, cpu_port: int | None) -> 
             dst.counter_write(name, i, *src.counter_read(name, i))
 
 
-
 def written_state(state: PipelineState) -> list[str]:
     """What the controller wrote into ``state`` (empty for a pipeline as committed)."""
     out: list[str] = []
