@@ -637,3 +637,110 @@ def test_selector_references_stay_consistent(fuzzed: Fuzzed, data: st.DataObject
                 or a.action_profile_group_id in group_ids), e
     for ent in entries + groups + members:
         c.write(update("DELETE", ent))
+
+
+# ------------------------------------------------------------ RECONCILE_AND_COMMIT
+
+
+@st.composite
+def state_op(draw: st.DrawFn, f: Fuzzed) -> tuple[str, Entity]:
+    """An update that builds forwarding state: entries, selector objects, multicast
+    groups, clone sessions, registers, counters, meters and the default of ``routes``."""
+    names = f.compiled.names
+    what = draw(st.sampled_from(["acl", "routes", "selector", "pre", "register", "counter",
+                                 "meter", "default"]))
+    if what == "acl":
+        return "INSERT", draw(acl_entry(f))[0]
+    if what == "routes":
+        return "INSERT", draw(routes_entry(f))[0]
+    if what == "selector":
+        return draw(selector_op(f))
+    ent = Entity()
+    if what == "pre":
+        pre = ent.packet_replication_engine_entry
+        group = draw(st.booleans())
+        out = pre.multicast_group_entry if group else pre.clone_session_entry
+        if group:
+            out.multicast_group_id = draw(st.integers(1, 3))
+        else:
+            out.session_id = draw(st.integers(1, 3))
+        for port in draw(st.sets(st.integers(0, 8), max_size=3)):
+            out.replicas.add(egress_port=port, instance=draw(st.integers(0, 3)))
+        return draw(st.sampled_from(["INSERT", "MODIFY", "DELETE"])), ent
+    if what == "register":
+        r = ent.register_entry
+        r.register_id = names.register_id("reg32")
+        r.index.index = draw(st.integers(0, 15))
+        r.data.bitstring = canonical(draw(st.integers(0, 2**32 - 1)))
+    elif what == "counter":
+        c = ent.counter_entry
+        c.counter_id = names.counter_id("port_counter")
+        c.index.index = draw(st.integers(0, 7))
+        c.data.CopyFrom(p4runtime_pb2.CounterData(packet_count=draw(st.integers(0, 99)),
+                                                  byte_count=draw(st.integers(0, 9999))))
+    elif what == "meter":
+        m = ent.meter_entry
+        m.meter_id = names.meter_id("port_meter")
+        m.index.index = draw(st.integers(0, 3))
+        cir = draw(st.integers(1, 1000))
+        m.config.CopyFrom(p4runtime_pb2.MeterConfig(cir=cir, cburst=10, pir=2 * cir,
+                                                    pburst=20))
+    else:
+        ent.table_entry.table_id = names.table_id("routes")
+        ent.table_entry.is_default_action = True
+        if draw(st.booleans()):
+            ent.table_entry.action.action.action_id = names.action_id("drop")
+    return "MODIFY", ent
+
+
+def everything(f: Fuzzed) -> list[bytes]:
+    """Every entity the server holds, serialized and sorted."""
+    read = f.client.read(
+        table_entry(0, counter_data=p4runtime_pb2.CounterData()),
+        table_entry(0, is_default_action=True),
+        Entity(action_profile_member=p4runtime_pb2.ActionProfileMember()),
+        Entity(action_profile_group=p4runtime_pb2.ActionProfileGroup()),
+        Entity(packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry()),
+        Entity(register_entry=p4runtime_pb2.RegisterEntry()),
+        Entity(counter_entry=p4runtime_pb2.CounterEntry()),
+        Entity(meter_entry=p4runtime_pb2.MeterEntry()),
+        Entity(direct_meter_entry=p4runtime_pb2.DirectMeterEntry()),
+        Entity(value_set_entry=p4runtime_pb2.ValueSetEntry()),
+        Entity(digest_entry=p4runtime_pb2.DigestEntry()))
+    return sorted(e.SerializeToString() for e in read)
+
+
+@pytest.fixture(scope="module")
+def changed_config(compiled: Any) -> bytes:
+    """The test program with other code but the same P4Info."""
+    from p4rt_helpers import PROGRAM
+
+    from switch.frontend import compile_text
+    from switch.frontend.artifact import dump_artifact
+
+    egress = ("control TestEgress(inout headers_t hdr, inout meta_t meta, "
+              "inout standard_metadata_t sm) {\n    apply { ")
+    changed = compile_text(PROGRAM.replace(egress, egress + "meta.color = 2; "), "p4rt_test.p4")
+    return dump_artifact(changed).encode()
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_reconcile_keeps_random_state(fuzzed: Fuzzed, changed_config: bytes,
+                                      data: st.DataObject) -> None:
+    f = fuzzed
+    c = f.client
+    for kind, ent in data.draw(st.lists(state_op(f), max_size=12)):
+        check_status(lambda: c.write(update(kind, ent)), 1)  # noqa: B023 - called at once
+    before = everything(f)
+    running = f.server.switch
+    get = p4runtime_pb2.GetForwardingPipelineConfigRequest(
+        device_id=DEVICE_ID, response_type=p4runtime_pb2.GetForwardingPipelineConfigRequest
+        .DEVICE_CONFIG_AND_COOKIE)
+    current = c.stub.GetForwardingPipelineConfig(get, timeout=10).config.p4_device_config
+    config = changed_config if current != changed_config else f.compiled.device_config
+    c.set_pipeline(f.compiled.p4info, config,
+                   action=p4runtime_pb2.SetForwardingPipelineConfigRequest.RECONCILE_AND_COMMIT)
+    assert f.server.switch is not running
+    assert everything(f) == before
