@@ -1,5 +1,7 @@
 """The checking passes of the front end: syntax tree -> checked IR ``Program``.
 
+0. ``specialize_blocks``: a copy of each generic parser or control per list of type
+   arguments it is instantiated with.
 1. ``resolve_names``: what every name refers to (scopes, duplicates, undeclared names).
 2. ``check_types`` (with ``check_expressions``, ``check_calls``, ``check_statements``,
    ``check_tables``, ``check_parsers``, ``check_declarations``): types of every
@@ -19,6 +21,7 @@ from switch.frontend.check.check_types import Checker
 from switch.frontend.check.context import Context
 from switch.frontend.check.instantiate import instantiate
 from switch.frontend.check.resolve_names import resolve_names
+from switch.frontend.check.specialize_blocks import specialize_blocks
 from switch.frontend.diagnostics import Diagnostics
 from switch.frontend.program import Program
 
@@ -28,6 +31,7 @@ __all__ = ["check"]
 def check(source_file: A.SourceFile, preprocessed: object, diags: Diagnostics) -> Program:
     """Check a parsed program; errors go to ``diags`` (the returned Program is only
     meaningful when there are none)."""
+    specialize_blocks(source_file)
     ctx = Context(diags, source_file, text=str(getattr(preprocessed, "text", "") or ""))
     filename = diags.filename
     empty = Program(source=preprocessed, filename=filename, decls=list(source_file.decls),

@@ -276,7 +276,7 @@ def _function(chk: Checker, d: A.FunctionDecl) -> None:
 
 def _parser(chk: Checker, d: A.ParserDecl) -> None:
     if d.type_params:
-        chk.ctx.unsupported(chk.ctx.name_pos(d), f"generic parser {d.name}", len(d.name))
+        return  # a template: its specializations are checked (specialize_blocks)
     params(chk, d.params)
     params(chk, d.ctor_params)
     for local in d.locals:
@@ -288,7 +288,7 @@ def _parser(chk: Checker, d: A.ParserDecl) -> None:
 
 def _control(chk: Checker, d: A.ControlDecl) -> None:
     if d.type_params:
-        chk.ctx.unsupported(chk.ctx.name_pos(d), f"generic control {d.name}", len(d.name))
+        return  # a template: its specializations are checked (specialize_blocks)
     params(chk, d.params)
     params(chk, d.ctor_params)
     with chk.inside(block=d):
@@ -426,6 +426,10 @@ def _package_arg(
                          f"{param.name} of {pkg.name}")
         return
     kind = "parser" if isinstance(block, A.ParserDecl) else "control"
+    if block.type_params:
+        chk.ctx.unsupported(value.pos, f"the generic {kind} {block.name} as a package "
+                            "argument", len(text))
+        return
     bt = T.ParserOrControl(kind, block.name, block)
     if isinstance(value, A.Call):
         value.callee.type = bt

@@ -115,6 +115,11 @@ def _named(chk: Checker, ref: A.NamedTypeRef) -> T.Type:
                       f"got {len(args)}", len(name))
             return UNKNOWN
         return T.Extern(decl.name, tuple(args), decl)
+    if isinstance(decl, (A.ParserDecl, A.ControlDecl)) and decl.type_params:
+        # the uses with the right number of type arguments were specialized
+        ctx.error(ref.pos, f"{name}: expected {len(decl.type_params)} type arguments, got "
+                  f"{len(args)}", len(name))
+        return UNKNOWN
     if isinstance(decl, (A.ParserTypeDecl, A.ParserDecl)):
         return T.ParserOrControl("parser", decl.name, decl)
     if isinstance(decl, (A.ControlTypeDecl, A.ControlDecl)):
