@@ -76,39 +76,52 @@ def _field_pos(chk: Checker, f: A.Field) -> A.Pos:
 
 
 def _aggregate(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl) -> None:
-    resolved = [(f, chk.resolve(f.type_ref)) for f in d.fields]
     if d.type_params:
-        # a generic type is checked once per specialization (``specialize``)
-        chk.ctx.generic_fields[id(d)] = resolved
-        return
+        return  # a generic type is checked once per specialization (``specialize``)
+    resolved = [(f, chk.resolve(f.type_ref)) for f in d.fields]
     chk.ctx.decl_types[id(d)] = _aggregate_type(chk, d, d.name, resolved)
 
 
 def specialize(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl,
                args: list[T.Type], pos: A.Pos) -> T.Type:
-    """The type ``d<args>`` of a generic header, struct or union: its fields with the
-    type parameters replaced, checked as a declared type named ``Name<args>``."""
+    """The type ``d<args>`` of a generic header, struct or union: its fields resolved with
+    the type parameters bound to ``args``, checked as a declared type named
+    ``Name<args>``."""
     key = (id(d), tuple(str(a) for a in args))
     done = chk.ctx.specializations.get(key)
     if done is not None:
         return done
-    template = chk.ctx.generic_fields.get(id(d))
-    if template is None:
-        return UNKNOWN  # used before its declaration: reported by name resolution
     if any(free_vars(a) for a in args):
         chk.ctx.unsupported(pos, f"type arguments of {d.name} that are type parameters",
                             len(d.name))
         return UNKNOWN
-    env: dict[TypeParam, T.Type] = {}
-    for _f, ft in template:
-        for tp in free_vars(ft):
-            if tp.owner is d and tp.name in d.type_params:
-                env[tp] = args[d.type_params.index(tp.name)]
-    fields = [(f, subst(ft, env)) for f, ft in template]
+    outer = chk.type_args
+    chk.type_args = {**outer, **{(id(d), n): a for n, a in zip(d.type_params, args,
+                                                                strict=True)}}
+    try:
+        resolved = []
+        for f in d.fields:
+            _forget_resolved(f.type_ref)  # resolved for another specialization
+            resolved.append((f, chk.resolve(f.type_ref)))
+            _forget_resolved(f.type_ref)
+    finally:
+        chk.type_args = outer
     name = f"{d.name}<{', '.join(str(a) for a in args)}>"
-    t = _aggregate_type(chk, d, name, fields)
+    t = _aggregate_type(chk, d, name, resolved)
     chk.ctx.specializations[key] = t
     return t
+
+
+def _forget_resolved(ref: A.TypeRef) -> None:
+    ref.resolved = None
+    if isinstance(ref, A.NamedTypeRef):
+        for a in ref.args:
+            _forget_resolved(a)
+    elif isinstance(ref, A.StackTypeRef):
+        _forget_resolved(ref.element)
+    elif isinstance(ref, A.TupleTypeRef):
+        for e in ref.elements:
+            _forget_resolved(e)
 
 
 def _aggregate_type(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl,

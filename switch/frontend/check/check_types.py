@@ -40,6 +40,9 @@ class Checker:
         self.in_state = False
         self.allow_action_run = False
         self.loops = 0  # how many `for` loops enclose the statement being checked
+        # while a generic type is specialized: its type parameters' arguments, keyed by
+        # (id of the generic declaration, parameter name)
+        self.type_args: dict[tuple[int, str], T.Type] = {}
 
     # ---------------------------------------------------------------- walking
 

@@ -142,9 +142,8 @@ class Context:
     states: dict[int, dict[str, A.ParserState]] = field(default_factory=dict)
     # the declaration a Name, type or state refers to, keyed by id(decl): the type
     decl_types: dict[int, T.Type] = field(default_factory=dict)
-    # generic headers, structs and unions: their fields' types over the type parameters,
-    # and each specialization made (keyed by id(decl) and the type arguments' text)
-    generic_fields: dict[int, list[tuple[A.Field, T.Type]]] = field(default_factory=dict)
+    # the specializations of generic headers, structs and unions made so far, keyed by
+    # id(decl) and the type arguments' text
     specializations: dict[tuple[int, tuple[str, ...]], T.Type] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     match_kinds: list[str] = field(default_factory=list)

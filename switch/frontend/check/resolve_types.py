@@ -108,7 +108,8 @@ def _named(chk: Checker, ref: A.NamedTypeRef) -> T.Type:
     if isinstance(decl, TypeParam):
         if args:
             ctx.error(ref.pos, f"{name}: a type parameter takes no type arguments", len(name))
-        return TypeVar(decl)
+        bound = chk.type_args.get((id(decl.owner), decl.name))
+        return bound if bound is not None else TypeVar(decl)
     if isinstance(decl, A.ExternDecl):
         if args and len(args) != len(decl.type_params):
             ctx.error(ref.pos, f"{name}: expected {len(decl.type_params)} type arguments, "

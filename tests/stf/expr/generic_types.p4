@@ -1,7 +1,8 @@
 /*
  * expr/generic_types: a generic header and a generic struct, specialized
  * with different type arguments (header field, metadata, local variable,
- * struct initializer, header stack of a specialization).
+ * struct initializer, header stack of a specialization, a generic struct
+ * whose fields are specializations over its own type parameter).
  */
 
 #include <core.p4>
@@ -17,6 +18,10 @@ struct Pair<A, B> {
     B second;
 }
 
+struct Twin<T> {
+    Pair<T, T> both;
+}
+
 struct headers_t {
     Tagged<bit<16>> wide;
     Tagged<bit<8>>[2] narrow;
@@ -24,6 +29,7 @@ struct headers_t {
 
 struct meta_t {
     Pair<bit<8>, bool> p;
+    Twin<bit<8>> twin;
 }
 
 parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
@@ -45,7 +51,8 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         meta.p.first = q.second + hdr.narrow[1].value;
         meta.p.second = q.first == 0x0102;
         hdr.wide.tag = meta.p.first;
-        hdr.narrow[0].tag = hdr.narrow[0].value ^ hdr.narrow[1].tag;
+        meta.twin.both = { hdr.narrow[0].value, hdr.narrow[1].tag };
+        hdr.narrow[0].tag = meta.twin.both.first ^ meta.twin.both.second;
         if (meta.p.second) {
             sm.egress_spec = 2;
         } else {

@@ -3,9 +3,9 @@
 
 header Tagged<T> { T value; bit<8> tag; }
 struct Wrap<T> { Tagged<T> inner; }
+struct metadata { Wrap<bit<4>> w; }
 
 struct headers { Tagged<bit<3>> odd; Tagged bare; Tagged<bit<8>, bit<8>> two; }
-struct metadata { }
 
 parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
     state start { transition accept; }
