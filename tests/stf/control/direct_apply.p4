@@ -1,7 +1,8 @@
 /*
  * control/direct_apply: parsers and controls applied through their type
  * name (`T.apply(...)`), with no instance declared; each such statement
- * applies a fresh instance of the type.
+ * applies a fresh instance of the type (Tally, applied twice, keeps two
+ * registers).
  */
 
 #include <core.p4>
@@ -10,6 +11,8 @@
 header h_t {
     bit<8> a;
     bit<8> b;
+    bit<8> c;
+    bit<8> d;
 }
 header g_t { bit<8> x; }
 struct headers_t { h_t h; g_t g; }
@@ -33,6 +36,17 @@ control AddOne(inout bit<8> v) {
     }
 }
 
+control Tally(inout bit<8> v) {
+    register<bit<8>>(1) seen;
+    apply {
+        bit<8> n;
+        seen.read(n, 0);
+        n = n + 1;
+        seen.write(0, n);
+        v = n;
+    }
+}
+
 parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
                 inout standard_metadata_t sm) {
     state start {
@@ -51,6 +65,8 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         AddOne.apply(hdr.h.a);
         AddOne.apply(hdr.h.b);
         Double.apply(hdr.g.x);
+        Tally.apply(hdr.h.c);
+        Tally.apply(hdr.h.d);
     }
 }
 
