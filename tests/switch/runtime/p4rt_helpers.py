@@ -469,3 +469,13 @@ def expect_code(code: grpc.StatusCode, fn, *args, **kwargs) -> grpc.RpcError:  #
             assert e.code() == code, (e.code(), e.details())
         return e
     raise AssertionError(f"expected {code.name}, the call succeeded")
+
+
+def drain(q: queue.Queue) -> list:  # type: ignore[type-arg]
+    """Everything queued now, without waiting."""
+    out = []
+    while True:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            return out

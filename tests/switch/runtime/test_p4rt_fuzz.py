@@ -21,7 +21,17 @@ from google.protobuf import any_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from p4.v1 import p4runtime_pb2
-from p4rt_helpers import CPU_PORT, DEVICE_ID, OK, Client, batch_errors, exact, table_entry, update
+from p4rt_helpers import (
+    CPU_PORT,
+    DEVICE_ID,
+    OK,
+    Client,
+    batch_errors,
+    drain,
+    exact,
+    table_entry,
+    update,
+)
 
 from switch.runtime import P4RuntimeServer
 
@@ -290,15 +300,6 @@ def first_reply(c: Client, timeout: float = 5) -> p4runtime_pb2.StreamMessageRes
             if c.stream_done.is_set():
                 return None
     raise AssertionError("no arbitration reply and the stream is still open")
-
-
-def drain(q: queue.Queue) -> list:
-    out = []
-    while True:
-        try:
-            out.append(q.get_nowait())
-        except queue.Empty:
-            return out
 
 
 # ----------------------------------------------------------------------------- tests

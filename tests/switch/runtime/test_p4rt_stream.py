@@ -11,6 +11,7 @@ from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 from p4rt_helpers import (
     Client,
+    drain,
     eth,
     exact,
     expect_code,
@@ -36,15 +37,6 @@ def status(msg: p4runtime_pb2.StreamMessageResponse) -> int:
 def election(msg: p4runtime_pb2.StreamMessageResponse) -> tuple[int, int]:
     eid = msg.arbitration.election_id
     return eid.high, eid.low
-
-
-def drain(q: queue.Queue) -> list:
-    out = []
-    while True:
-        try:
-            out.append(q.get_nowait())
-        except queue.Empty:
-            return out
 
 
 def test_arbitration_two_clients(address: str, clients: list[Client], compiled) -> None:  # type: ignore[no-untyped-def]
