@@ -116,6 +116,16 @@ try:
     print("PASS packet-in")
 finally:
     sh.teardown()
+
+# Attached to the running pipeline, as `ina ctl shell` starts it (no --config): the
+# P4Info comes from GetForwardingPipelineConfig.
+sh.setup(device_id=4, grpc_addr=addr, election_id=(0, 1), verbose=False)
+try:
+    [e] = list(sh.TableEntry("TestIngress.fwd").read())
+    assert e.action["grp"].value == b"\x05", e
+    print("PASS attach")
+finally:
+    sh.teardown()
 print("DONE")
 '''
 
@@ -152,7 +162,7 @@ def test_p4runtime_shell_drives_the_switch_process(tmp_path: Path) -> None:
             assert sw.stop() == 0, sw.stderr
     out = proc.stdout + proc.stderr
     for step in ("insert-read-forward", "modify", "delete", "multicast", "register",
-                 "packet-out", "packet-in"):
+                 "packet-out", "packet-in", "attach"):
         assert f"PASS {step}" in proc.stdout, out
     assert "DONE" in proc.stdout and proc.returncode == 0, out
     assert "cpu port 255: packet_in 1, packet_out 1" in counters, counters
