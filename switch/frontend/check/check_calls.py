@@ -17,6 +17,7 @@ from switch.frontend import ast as A
 from switch.frontend import types as T
 from switch.frontend.check import fold_constants as F
 from switch.frontend.check.check_expressions import SIZE_METHODS, is_unknown, unknown
+from switch.frontend.check.check_extern_types import check_extern_call
 from switch.frontend.check.context import (
     UNKNOWN,
     FunctionType,
@@ -407,6 +408,7 @@ def _function_call(chk: Checker, call: A.Call, callee: A.Name) -> A.Expr:
         return _static_assert(chk, call)
     else:
         call.target = A.CallExternFunction(decl)
+        check_extern_call(chk, call, "", decl.name, decl.params)
         if decl.name == "digest":
             t = chk.ctx.call_type_args.get(id(call), {}).get("T")
             if t is not None and not is_unknown(t):
@@ -569,6 +571,7 @@ def _extern_method(
     if bind(chk, call, sig) is None:
         return unknown(call)
     call.target = A.CallExternMethod(decl.name, name, recv, method)
+    check_extern_call(chk, call, decl.name, name, method.params)
     return call
 
 

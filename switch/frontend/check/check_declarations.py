@@ -11,6 +11,7 @@ from switch.frontend import types as T
 from switch.frontend.check import fold_constants as F
 from switch.frontend.check.check_calls import constructor_args, unify
 from switch.frontend.check.check_expressions import is_unknown
+from switch.frontend.check.check_extern_types import check_extern_instance
 from switch.frontend.check.check_parsers import check_parser_locals, check_states
 from switch.frontend.check.check_statements import (
     check_stmt,
@@ -346,6 +347,8 @@ def instantiation(chk: Checker, d: A.Instantiation) -> None:
         return
     call = _ctor_call(d)
     args = constructor_args(chk, call, t, what)
+    if args is not None and isinstance(t, T.Extern):
+        check_extern_instance(chk, d.type_ref, t, args)
     if args is not None:
         d.type = t
         d.args = call.args

@@ -12,6 +12,7 @@ from switch.frontend import types as T
 from switch.frontend.check import fold_constants as F
 from switch.frontend.check.check_calls import chk_writable, constructor_args, is_ctor_param
 from switch.frontend.check.check_expressions import is_unknown, unknown
+from switch.frontend.check.check_extern_types import check_extern_instance
 from switch.frontend.check.check_keysets import keyset_element
 from switch.frontend.check.context import ActionType, annotation
 from switch.frontend.check.print_expressions import expr_text
@@ -374,6 +375,8 @@ def _inline_instance(
     if args is None:
         unknown(call)
         return None
+    if isinstance(et, T.Extern):
+        check_extern_instance(chk, ref, et, args)
     chk.ctx.ctor_args[id(inst)] = args
     call.type = et
     call.callee.type = et
