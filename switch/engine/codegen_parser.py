@@ -113,8 +113,7 @@ class ParserMixin(StmtMixin):
         if not isinstance(t, T.Header):
             raise self.unsupported(f"extract into a {t}", c)
         short = self.err("PacketTooShort", 1)
-        h = self.tmp("_h")
-        self.em(f"{h} = {self.expr(target)}")
+        h, u = self.header_ref(target)
         cls = self.types.cls(t)
         if self.mod.trace:
             self.em(f"_T('extract', {self.mod.stmt_id(c.pos)}, {t.name!r})")
@@ -137,7 +136,7 @@ class ParserMixin(StmtMixin):
                     for ln in self.types.extract_lines(cls, h, "_d", "_p"):
                         self.em(ln)
                     self.em(f"_bo += {nbytes * 8}")
-        self._union_siblings_invalid(target)
+        self.union_siblings_invalid(target, u)
 
     def verify(self, c: A.Call) -> None:
         if self.kind != "parser":

@@ -421,12 +421,11 @@ class StmtMixin(LoopMixin):
         if m == "isValid":
             return f"{self.expr(t.receiver)}.valid"
         if m == "setValid":
-            h = self.tmp("_h")
-            self.em(f"{h} = {self.expr(t.receiver)}")
+            h, u = self.header_ref(t.receiver)
             self.em(f"if not {h}.valid:")
             self.em(f"    {h}.zero()")
             self.em(f"    {h}.valid = True")
-            self._union_siblings_invalid(t.receiver)
+            self.union_siblings_invalid(t.receiver, u)
             return None
         if m == "setInvalid":
             self.em(f"{self.expr(t.receiver)}.valid = False")
@@ -451,13 +450,29 @@ class StmtMixin(LoopMixin):
             return str(w if m.endswith("Bits") else (w + 7) // 8)
         raise self.unsupported(f"method {m}", c)
 
-    def _union_siblings_invalid(self, recv: A.Expr) -> None:
-        if isinstance(recv, A.Member) and isinstance(self.ty(recv.expr), T.HeaderUnion):
-            ut = self.ty(recv.expr)
-            u = self.expr(recv.expr)
-            for f in ut.fields:  # type: ignore[attr-defined]
-                if f.name != recv.name:
-                    self.em(f"{u}.{attr(f.name)}.valid = False")
+    def header_ref(self, target: A.Expr) -> tuple[str, str | None]:
+        """Temporaries holding the header ``target`` and, when it is a member of a header
+        union, the union: the expression is evaluated once (in a parser, ``u.next.h``
+        moves the stack on)."""
+        h = self.tmp("_h")
+        if isinstance(target, A.Member) and isinstance(self.ty(target.expr), T.HeaderUnion):
+            u = self.tmp("_u")
+            self.em(f"{u} = {self.expr(target.expr)}")
+            self.em(f"{h} = {u}.{attr(target.name)}")
+            return h, u
+        self.em(f"{h} = {self.expr(target)}")
+        return h, None
+
+    def union_siblings_invalid(self, member: A.Expr, union: str | None) -> None:
+        """The other headers of the union held in ``union`` (from ``header_ref``)
+        become invalid once ``member`` is valid."""
+        if union is None or not isinstance(member, A.Member):
+            return
+        ut = self.ty(member.expr)
+        assert isinstance(ut, T.HeaderUnion)
+        for f in ut.fields:
+            if f.name != member.name:
+                self.em(f"{union}.{attr(f.name)}.valid = False")
 
     # -------------------------------------------------------- packet_out
 
