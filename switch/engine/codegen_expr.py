@@ -310,9 +310,14 @@ class ExprMixin(FuncGenBase):
         self.em(f"{tv}, {tw} = {v}, {w}")
 
     def _varbit_ref(self, e: A.Expr) -> tuple[str, str]:
-        """(value, width) code of a varbit header field."""
+        """(value, width) code of a varbit header field or local variable (a local is
+        two Python variables: the value and, with ``_w`` appended, the width)."""
+        if isinstance(e, A.Name) and isinstance(e.decl, A.VarDecl):
+            v = self.expr(e)
+            return v, f"{v}_w"
         if not (isinstance(e, A.Member) and isinstance(self.ty(e.expr), T.Header)):
-            raise self.unsupported("a varbit value that is not a header field", e)
+            raise self.unsupported("a varbit value that is not a header field or a local "
+                                   "variable", e)
         h = self.expr(e.expr)
         if not _simple_ref(h):
             t = self.tmp("_h")

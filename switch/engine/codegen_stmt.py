@@ -161,6 +161,12 @@ class StmtMixin(LoopMixin):
     def local_decl(self, d: A.Declaration) -> None:
         if isinstance(d, A.VarDecl):
             t = strip(d.type_ref.resolved)  # type: ignore[arg-type]
+            if isinstance(t, T.Varbit):
+                name = self.declare(d, d.name)
+                self.em(f"{name}, {name}_w = 0, 0")
+                if d.init is not None:
+                    self.assign_varbit(A.Name(d.pos, d.name, decl=d, type=t), d.init)
+                return
             if d.init is not None:
                 v = self.expr(d.init)
                 name = self.declare(d, d.name)
