@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from switch.frontend import ast as A
 from switch.frontend import types as T
 from switch.frontend.check import fold_constants as F
+from switch.frontend.check.check_core_methods import check_core_function, check_core_method
 from switch.frontend.check.check_expressions import SIZE_METHODS, is_unknown, unknown
 from switch.frontend.check.check_extern_types import check_extern_call
 from switch.frontend.check.context import (
@@ -409,6 +410,7 @@ def _function_call(chk: Checker, call: A.Call, callee: A.Name) -> A.Expr:
     else:
         call.target = A.CallExternFunction(decl)
         check_extern_call(chk, call, "", decl.name, decl.params)
+        check_core_function(chk, call, decl.name)
         if decl.name == "digest":
             t = chk.ctx.call_type_args.get(id(call), {}).get("T")
             if t is not None and not is_unknown(t):
@@ -572,6 +574,7 @@ def _extern_method(
         return unknown(call)
     call.target = A.CallExternMethod(decl.name, name, recv, method)
     check_extern_call(chk, call, decl.name, name, method.params)
+    check_core_method(chk, call, decl.name, name)
     return call
 
 
