@@ -519,6 +519,14 @@ class StmtMixin(LoopMixin):
             s = self.expr(e)
             for f in t.fields:
                 self.emit_value(A.Member(e.pos, Raw(e.pos, s, type=t), f.name, type=f.type))
+        elif isinstance(t, T.Tuple) and isinstance(e, A.ListExpr):
+            for x in e.elements:
+                self.emit_value(x)
+        elif isinstance(t, T.Tuple):
+            s = self.tmp("_tu")
+            self.em(f"{s} = {self.expr(e)}")
+            for i, et in enumerate(t.elements):
+                self.emit_value(Raw(e.pos, f"{s}[{i}]", type=et))
         else:
             raise self.unsupported(f"emit of a {t}", e)
 
