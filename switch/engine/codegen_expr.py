@@ -479,6 +479,12 @@ class ExprMixin(FuncGenBase):
                 new = f"(({new} ^ {h}) - {h})"
             self.assign(target.expr, new)
             return
+        if isinstance(target, A.Index) and isinstance(self.ty(target.expr), T.Tuple):
+            # a tuple is an immutable Python tuple: the whole tuple is replaced
+            i = self._const_int(target.index)
+            base = self.expr(target.expr)
+            self.assign(target.expr, f"({base}[:{i}] + ({value},) + {base}[{i + 1}:])")
+            return
         if isinstance(target, A.Index):
             raise self.unsupported("assignment to a non-header stack element", target)
         raise self.unsupported(f"assignment to {type(target).__name__}", target)
