@@ -6,6 +6,7 @@ to their declaration and list their fields with resolved types.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -276,6 +277,16 @@ class ActionEnum(Type):
 
     def __str__(self) -> str:
         return f"action_list({self.table})"
+
+
+def every_leaf(t: Type, leaf: Callable[[Type], bool]) -> bool:
+    """``leaf`` holds for ``t``, or, for a struct or tuple, for each of its members in
+    turn (headers, stacks and unions are leaves)."""
+    if isinstance(t, Struct):
+        return all(every_leaf(f.type, leaf) for f in t.fields)
+    if isinstance(t, Tuple):
+        return all(every_leaf(e, leaf) for e in t.elements)
+    return leaf(t)
 
 
 def width_of(t: Type) -> int:

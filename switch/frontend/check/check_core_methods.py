@@ -32,13 +32,7 @@ def has_varbit_or_union(t: T.Type) -> bool:
 
 
 def _emittable(t: T.Type) -> bool:
-    if isinstance(t, (T.Header, T.Stack, T.HeaderUnion)):
-        return True
-    if isinstance(t, T.Struct):
-        return all(_emittable(f.type) for f in t.fields)
-    if isinstance(t, T.Tuple):
-        return all(_emittable(e) for e in t.elements)
-    return False
+    return T.every_leaf(t, lambda leaf: isinstance(leaf, (T.Header, T.Stack, T.HeaderUnion)))
 
 
 def check_core_method(chk: Checker, call: A.Call, extern: str, method: str) -> None:

@@ -43,13 +43,7 @@ def value_set(chk: Checker, d: A.ValueSetDecl) -> None:
 
 
 def _value_set_type_ok(t: T.Type) -> bool:
-    if isinstance(t, (T.Bits, T.SerEnum, T.Bool)):
-        return True
-    if isinstance(t, T.Struct):
-        return all(_value_set_type_ok(f.type) for f in t.fields)
-    if isinstance(t, T.Tuple):
-        return all(_value_set_type_ok(e) for e in t.elements)
-    return False
+    return T.every_leaf(t, lambda leaf: isinstance(leaf, (T.Bits, T.SerEnum, T.Bool)))
 
 
 def check_states(chk: Checker, d: A.ParserDecl) -> None:
