@@ -91,6 +91,12 @@ class ExprMixin(FuncGenBase):
             v -= 1 << t.underlying.width
         return f"({v})" if v < 0 else str(v)
 
+    def _x_Dots(self, e: A.Dots) -> str:
+        return self.types.default(self.ty(e))
+
+    def _x_InvalidHeader(self, e: A.InvalidHeader) -> str:
+        return self.types.default(self.ty(e))
+
     def _x_DefaultExpr(self, e: A.DefaultExpr) -> str:
         raise self.unsupported("'default' outside a keyset", e)
 

@@ -271,6 +271,18 @@ class StructExpr(Expr):
     not supported separately: casts wrap it."""
 
     fields: list[tuple[str, Expr]]
+    rest: bool = field(default=False, kw_only=True)  # ``{f = a, ...}``: the rest default
+
+
+@dataclass(eq=False, slots=True)
+class Dots(Expr):
+    """``...``: the default value of the type the context expects (bare, or as the last
+    element of a list initializer, where it stands for all the elements not given)."""
+
+
+@dataclass(eq=False, slots=True)
+class InvalidHeader(Expr):
+    """``{#}``: an invalid header (or header union) of the type the context expects."""
 
 
 @dataclass(eq=False, slots=True)

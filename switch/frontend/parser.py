@@ -43,7 +43,8 @@ GRAMMAR_PATH = Path(__file__).with_name("p4.lark")
 
 _PUNCT = {
     "&&&": "MASK", "|+|": "PLUS_SAT", "|-|": "MINUS_SAT", "<<": "SHL", "&&": "ANDAND",
-    "||": "OROR", "==": "EQ", "!=": "NE", "<=": "LE", ">=": "GE", "++": "PP", "..": "RANGE",
+    "||": "OROR", "==": "EQ", "!=": "NE", "<=": "LE", ">=": "GE", "++": "PP", "...": "DOTS",
+    "..": "RANGE", "{#}": "INVALID_HEADER",
     ";": "SEMI", ",": "COMMA", ":": "COLON", ".": "DOT", "=": "ASSIGN", "(": "LPAR",
     ")": "RPAR", "[": "LSQB", "]": "RSQB", "{": "LBRACE", "}": "RBRACE", "<": "LT",
     ">": "GT", "@": "AT", "?": "QMARK", "!": "BANG", "~": "TILDE", "+": "PLUS", "-": "MINUS",
@@ -71,7 +72,8 @@ _TOKEN_RE = re.compile(
           | 0[xX][0-9a-fA-F_]+ | 0[dD][0-9_]+ | 0[oO][0-7_]+ | 0[bB][01_]+ | [0-9][0-9_]*)
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<str>"(?:[^"\\]|\\.)*")
-  | (?P<punct>&&&|\|\+\||\|-\||<<|&&|\|\||==|!=|<=|>=|\+\+|\.\.|[;,:.=()\[\]{}<>@?!~+\-*/%|&^])
+  | (?P<punct>&&&|\|\+\||\|-\||<<|&&|\|\||==|!=|<=|>=|\+\+|\.\.\.|\.\.|\{\#\}
+          |[;,:.=()\[\]{}<>@?!~+\-*/%|&^])
   | (?P<bad>.)
     """,
     re.VERBOSE | re.DOTALL,
@@ -1427,8 +1429,9 @@ class _Builder:
     def expr_list(self, c: list[Any]) -> list[A.Expr]:
         return list(c)
 
-    def kv_list(self, c: list[Any]) -> list[tuple[Token, A.Expr]]:
-        return list(c)
+    def kv_list(self, c: list[Any]) -> list[Any]:
+        # a trailing ``...`` arrives as a DOTS token (None when absent)
+        return [x for x in c if x is not None]
 
     def kv_pair(self, c: list[Any]) -> tuple[Token, A.Expr]:
         return c[0], c[1]
@@ -1458,13 +1461,21 @@ class _Builder:
         return A.ListExpr(_pos(c[0]), list(c[1] or []))
 
     def struct_expr(self, c: list[Any]) -> A.StructExpr:
-        fields = [(_str(k), v) for k, v in c[1]]
+        pairs = [x for x in c[1] if isinstance(x, tuple)]
+        fields = [(_str(k), v) for k, v in pairs]
         seen: set[str] = set()
-        for (k, _), (name, _v) in zip(c[1], fields, strict=True):
+        for (k, _), (name, _v) in zip(pairs, fields, strict=True):
             if name in seen:
                 self.diags.error(_pos(k), f"{name}: duplicate field in initializer", len(name))
             seen.add(name)
-        return A.StructExpr(_pos(c[0]), fields)
+        rest = any(isinstance(x, Token) and x.type == "DOTS" for x in c[1])
+        return A.StructExpr(_pos(c[0]), fields, rest=rest)
+
+    def dots(self, c: list[Any]) -> A.Dots:
+        return A.Dots(_pos(c[0]))
+
+    def invalid_header(self, c: list[Any]) -> A.InvalidHeader:
+        return A.InvalidHeader(_pos(c[0]))
 
     def int_lit(self, c: list[Any]) -> A.IntLit:
         try:

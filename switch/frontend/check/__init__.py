@@ -7,6 +7,7 @@
    ``check_tables``, ``check_parsers``, ``check_declarations``): types of every
    expression, implicit conversions, call resolution and constant folding
    (``fold_constants``), with the tree rewritten in place.
+   ``check_default_values``: every ``...`` and ``{#}`` got a type from its context.
 3. ``instantiate``: the ``main`` package instantiated into a ``Program`` with p4c's
    control-plane names.
 
@@ -17,6 +18,7 @@ collected diagnostics into a ``CompileError``.
 from __future__ import annotations
 
 from switch.frontend import ast as A
+from switch.frontend.check.check_default_values import check_default_values
 from switch.frontend.check.check_types import Checker
 from switch.frontend.check.context import Context
 from switch.frontend.check.instantiate import instantiate
@@ -41,6 +43,9 @@ def check(source_file: A.SourceFile, preprocessed: object, diags: Diagnostics) -
     if len(diags.errors) > errors:
         return empty
     Checker(ctx).run()
+    if len(diags.errors) > errors:
+        return empty
+    check_default_values(ctx)
     if len(diags.errors) > errors:
         return empty
     return instantiate(ctx, preprocessed, filename)

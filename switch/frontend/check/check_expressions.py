@@ -16,6 +16,7 @@ from switch.frontend.check import fold_constants as F
 from switch.frontend.check.context import (
     UNKNOWN,
     ActionType,
+    DefaultValueType,
     FunctionType,
     SetType,
     StateType,
@@ -743,6 +744,10 @@ def fold_cast(chk: Checker, e: A.Cast, inner: A.Expr, to: T.Type) -> A.Expr:
 
 def _list(chk: Checker, e: A.ListExpr) -> A.Expr:
     e.elements = [chk.expr(x) for x in e.elements]
+    for x in e.elements[:-1]:
+        if isinstance(x, A.Dots):
+            chk.error_at(x, "...: must be the last element of an initializer")
+            return unknown(e)
     if any(is_unknown(x.type) for x in e.elements):
         return unknown(e)
     e.type = T.Tuple(tuple(x.type for x in e.elements if x.type is not None))
@@ -755,6 +760,16 @@ def _struct(chk: Checker, e: A.StructExpr) -> A.Expr:
         return unknown(e)
     e.type = UnknownStruct(tuple(T.FieldType(n, x.type) for n, x in e.fields
                                  if x.type is not None))
+    return e
+
+
+def _dots(chk: Checker, e: A.Dots) -> A.Expr:
+    e.type = DefaultValueType("...")
+    return e
+
+
+def _invalid_header(chk: Checker, e: A.InvalidHeader) -> A.Expr:
+    e.type = DefaultValueType("{#}")
     return e
 
 
@@ -778,6 +793,8 @@ _HANDLERS: dict[type, Callable[..., A.Expr]] = {
     A.Call: _call,
     A.ListExpr: _list,
     A.StructExpr: _struct,
+    A.Dots: _dots,
+    A.InvalidHeader: _invalid_header,
     A.DefaultExpr: _dontcare,
     A.DontCare: _dontcare,
     A.TypeExpr: _type_expr,
@@ -827,6 +844,14 @@ def coerce(
             return e
     if isinstance(src, T.SerEnum) and target == src.underlying:
         return to_underlying(e)
+    if isinstance(e, A.Dots):
+        return _dots_to(chk, e, target)
+    if isinstance(e, A.InvalidHeader):
+        if not isinstance(target, (T.Header, T.HeaderUnion)):
+            chk.error_at(e, f"{{#}}: an invalid header cannot have type '{target}'")
+            return unknown(e)
+        e.type = target
+        return e
     if isinstance(e, A.ListExpr):
         out = _list_to(chk, e, target, message)
         if out is not None:
@@ -844,6 +869,78 @@ def coerce(
     return unknown(e)
 
 
+def has_default(t: T.Type) -> bool:
+    """Whether values of ``t`` have a default value (what ``...`` stands for)."""
+    if isinstance(t, (T.Bits, T.InfInt, T.Varbit, T.Bool, T.String, T.Error, T.Enum,
+                      T.SerEnum, T.Header, T.HeaderUnion, T.Stack)):
+        return True
+    if isinstance(t, T.NewType):
+        return has_default(t.underlying)
+    if isinstance(t, T.Struct):
+        return all(has_default(f.type) for f in t.fields)
+    if isinstance(t, T.Tuple):
+        return all(has_default(x) for x in t.elements)
+    return False
+
+
+def default_value(chk: Checker, pos: A.Pos, t: T.Type) -> A.Expr:
+    """The default value of ``t`` (which ``has_default``), as a folded constant where
+    the type has constants; headers, stacks, unions and varbits stay a typed ``...``
+    (the engine makes a fresh, invalid or empty, value)."""
+    out: A.Expr
+    if isinstance(t, (T.Bits, T.InfInt)):
+        return F.int_lit(0, t, pos)
+    if isinstance(t, T.Bool):
+        return F.bool_lit(False, pos)
+    if isinstance(t, T.String):
+        out = A.StringLit(pos, "")
+    elif isinstance(t, T.Error):
+        out = A.EnumValue(pos, "error", "NoError", chk.ctx.errors.get("NoError", 0))
+    elif isinstance(t, T.Enum):
+        out = A.EnumValue(pos, t.name, t.members[0], 0)
+    elif isinstance(t, T.SerEnum):
+        named = [m for m, v in t.members if v == 0]
+        if named:
+            out = A.EnumValue(pos, t.name, named[0], 0)
+        else:
+            out = A.Cast(pos, _type_ref(pos, t), F.int_lit(0, t.underlying, pos))
+    elif isinstance(t, T.NewType):
+        out = A.Cast(pos, _type_ref(pos, t), default_value(chk, pos, t.underlying))
+    elif isinstance(t, T.Struct):
+        out = A.StructExpr(pos, [(f.name, default_value(chk, pos, f.type)) for f in t.fields])
+    elif isinstance(t, T.Tuple):
+        out = A.ListExpr(pos, [default_value(chk, pos, x) for x in t.elements])
+    else:
+        out = A.Dots(pos)
+    out.type = t
+    return out
+
+
+def _type_ref(pos: A.Pos, t: T.SerEnum | T.NewType) -> A.TypeRef:
+    return A.NamedTypeRef(pos, t.name, resolved=t)
+
+
+def _dots_to(chk: Checker, e: A.Dots, target: T.Type) -> A.Expr:
+    if not has_default(target):
+        chk.error_at(e, f"...: type '{target}' has no default value")
+        return unknown(e)
+    return default_value(chk, e.pos, target)
+
+
+def _rest_of(
+    chk: Checker, e: A.Expr, given: int, types: list[T.Type]
+) -> list[A.Expr] | None:
+    """The ``...`` ending a list initializer, expanded to the defaults of the elements
+    (``types``) after the first ``given``; None (reported) for a type with no default."""
+    out = []
+    for t in types[given:]:
+        if not has_default(t):
+            chk.error_at(e, f"{chk.text(e)}: type '{t}' has no default value")
+            return None
+        out.append(default_value(chk, e.pos, t))
+    return out
+
+
 def _fields_of(t: T.Type) -> tuple[T.FieldType, ...] | None:
     if isinstance(t, (T.Struct, T.Header, T.HeaderUnion)):
         return t.fields
@@ -856,6 +953,20 @@ def _list_to(
     target: T.Type,
     message: Callable[[A.Expr, T.Type, T.Type], str] | None,
 ) -> A.Expr | None:
+    rest = bool(e.elements) and isinstance(e.elements[-1], A.Dots)
+    if rest and isinstance(target, (T.Struct, T.Header, T.Tuple, T.Stack)):
+        given = e.elements[:-1]
+        types = ([f.type for f in target.fields] if isinstance(target, (T.Struct, T.Header))
+                 else list(target.elements) if isinstance(target, T.Tuple)
+                 else [target.element] * target.size)
+        if len(given) > len(types):
+            chk.error_at(e, f"{chk.text(e)}: {len(given)} initializers where {target} "
+                         f"has {len(types)}")
+            return unknown(e)
+        rest_values = _rest_of(chk, e, len(given), types)
+        if rest_values is None:
+            return unknown(e)
+        e.elements = given + rest_values
     fields = _fields_of(target)
     if fields is not None:
         if isinstance(target, T.HeaderUnion):
@@ -902,10 +1013,18 @@ def _struct_to(
         if n not in names:
             chk.error_at(e, f"{chk.text(e)}: {target} has no field {n}")
             return unknown(e)
-    for n in names:
-        if n not in given:
-            chk.error_at(e, f"{chk.text(e)}: no initializer for field {n} of {target}")
+    for f in fields:
+        if f.name in given:
+            continue
+        if not e.rest:
+            chk.error_at(e, f"{chk.text(e)}: no initializer for field {f.name} of {target}")
             return unknown(e)
+        if not has_default(f.type):
+            chk.error_at(e, f"{chk.text(e)}: field {f.name} of type '{f.type}' has no "
+                         "default value")
+            return unknown(e)
+        given[f.name] = default_value(chk, e.pos, f.type)
+    e.rest = False
     e.fields = [(f.name, coerce(chk, given[f.name], f.type, message)) for f in fields]
     if any(is_unknown(x.type) for _, x in e.fields):
         return unknown(e)

@@ -60,6 +60,16 @@ UNKNOWN = Unknown()
 
 
 @dataclass(frozen=True, slots=True)
+class DefaultValueType(T.Type):
+    """The type of ``...`` (and of ``{#}``) before the context gives it one."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownStruct(T.Type):
     """The type of a named initializer ``{a = 1, b = x}`` before the context gives it
     a struct or header type."""

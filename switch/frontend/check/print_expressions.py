@@ -110,8 +110,13 @@ def expr_text(e: A.Expr | None, parent_prec: int = -1) -> str:
     if isinstance(e, A.ListExpr):
         return "{ " + ", ".join(expr_text(x) for x in e.elements) + " }" if e.elements else "{ }"
     if isinstance(e, A.StructExpr):
-        inner = ", ".join(f"{n} = {expr_text(x)}" for n, x in e.fields)
+        inner = ", ".join([f"{n} = {expr_text(x)}" for n, x in e.fields]
+                          + (["..."] if e.rest else []))
         return "{ " + inner + " }" if inner else "{ }"
+    if isinstance(e, A.Dots):
+        return "..."
+    if isinstance(e, A.InvalidHeader):
+        return "{#}"
     if isinstance(e, A.DefaultExpr):
         return "default"
     if isinstance(e, A.DontCare):
