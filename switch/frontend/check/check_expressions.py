@@ -871,16 +871,14 @@ def coerce(
 
 def has_default(t: T.Type) -> bool:
     """Whether values of ``t`` have a default value (what ``...`` stands for)."""
-    if isinstance(t, (T.Bits, T.InfInt, T.Varbit, T.Bool, T.String, T.Error, T.Enum,
-                      T.SerEnum, T.Header, T.HeaderUnion, T.Stack)):
-        return True
-    if isinstance(t, T.NewType):
-        return has_default(t.underlying)
-    if isinstance(t, T.Struct):
-        return all(has_default(f.type) for f in t.fields)
-    if isinstance(t, T.Tuple):
-        return all(has_default(x) for x in t.elements)
-    return False
+
+    def leaf(x: T.Type) -> bool:
+        if isinstance(x, T.NewType):
+            return has_default(x.underlying)
+        return isinstance(x, (T.Bits, T.InfInt, T.Varbit, T.Bool, T.String, T.Error,
+                              T.Enum, T.SerEnum, T.Header, T.HeaderUnion, T.Stack))
+
+    return T.every_leaf(t, leaf)
 
 
 def default_value(chk: Checker, pos: A.Pos, t: T.Type) -> A.Expr:
