@@ -482,27 +482,25 @@ def acl_entry(draw: st.DrawFn, f: Fuzzed) -> tuple[Entity, Entity]:
     expected = table_entry(names.table_id("acl"), action_id=names.action_id("NoAction"))
     for e in (written, expected):
         e.table_entry.action.action.SetInParent()
+
+    def match(field_id: int, kind: str, **values: int) -> None:
+        """The field as written (padded) and as read back (canonical)."""
+        make = getattr(FieldMatch, kind.capitalize())
+        written.table_entry.match.add(field_id=field_id, **{kind: make(
+            **{k: padded(v, draw) for k, v in values.items()})})
+        expected.table_entry.match.add(field_id=field_id, **{kind: make(
+            **{k: canonical(v) for k, v in values.items()})})
+
     if draw(st.booleans()):
         mask = draw(st.integers(1, 2**9 - 1))
-        value = draw(st.integers(0, 2**9 - 1)) & mask
-        written.table_entry.match.add(field_id=1, ternary=FieldMatch.Ternary(
-            value=padded(value, draw), mask=padded(mask, draw)))
-        expected.table_entry.match.add(field_id=1, ternary=FieldMatch.Ternary(
-            value=canonical(value), mask=canonical(mask)))
+        match(1, "ternary", value=draw(st.integers(0, 2**9 - 1)) & mask, mask=mask)
     if draw(st.booleans()):
         low = draw(st.integers(0, 2**16 - 1))
         high = draw(st.integers(low, 2**16 - 1))
         if (low, high) != (0, 2**16 - 1):
-            written.table_entry.match.add(field_id=2, range=FieldMatch.Range(
-                low=padded(low, draw), high=padded(high, draw)))
-            expected.table_entry.match.add(field_id=2, range=FieldMatch.Range(
-                low=canonical(low), high=canonical(high)))
+            match(2, "range", low=low, high=high)
     if draw(st.booleans()):
-        value = draw(st.integers(0, 2**48 - 1))
-        written.table_entry.match.add(field_id=3, optional=FieldMatch.Optional(
-            value=padded(value, draw)))
-        expected.table_entry.match.add(field_id=3, optional=FieldMatch.Optional(
-            value=canonical(value)))
+        match(3, "optional", value=draw(st.integers(0, 2**48 - 1)))
     prio, cookie = draw(st.integers(1, 2**31 - 1)), draw(uint64)
     metadata = draw(st.binary(max_size=8))
     for e in (written, expected):
