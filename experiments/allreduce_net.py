@@ -16,6 +16,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
@@ -27,6 +28,7 @@ from controller.jobs import Job
 from controller.pipeline import PipelineFiles
 from controller.topology import Topology, sorted_names
 from experiments.jobspec import TARGETS, AgentSpec
+from experiments.options import RunError
 from topologies.netutil import mininet_lock
 from topologies.nodes import BMv2Switch, InaSwitch, bmv2_missing, ina_command
 from topologies.spec import parse_topo_spec
@@ -37,10 +39,6 @@ AGENT_TIMEOUT = 300.0  # seconds an agent may take, start to finish
 AGENT_COMMAND = [sys.executable, "-m", "hosts.agent_cli"]
 """``ina agent`` without the rest of ``ina``'s verbs, whose imports (gRPC, Mininet)
 would double the start-up time of every agent."""
-
-
-class RunError(RuntimeError):
-    """The network or a job could not run; the message says what and where."""
 
 
 @dataclass
@@ -70,6 +68,8 @@ class AllReduceNet:
     controller: Controller | None = None
     topology: Topology | None = None
     hosts: list[str] = field(default_factory=list)
+    agent_watch: Callable[[dict[str, int]], None] | None = None
+    """Called with the agents' PIDs (host -> PID) the moment they are released."""
     _stack: ExitStack = field(default_factory=ExitStack)
 
     # ------------------------------------------------------------- lifecycle
@@ -183,6 +183,8 @@ class AllReduceNet:
                     p.wait(timeout=10)
                     raise RunError(f"agent on {a.host} did not get ready (status "
                                    f"{p.returncode}): {p.stderr.read().strip()}")
+            if self.agent_watch is not None:
+                self.agent_watch({a.host: p.pid for a, p in zip(agents, procs, strict=True)})
             for p in procs:
                 p.stdin.write("go\n")
                 p.stdin.flush()

@@ -1,0 +1,258 @@
+"""The options of one all-reduce experiment (``RunOptions``) and their registry.
+
+Every option is a ``Field``: its ``ina run`` flag, its key in an experiment file
+(the flag without dashes, ``-`` as ``_``), how a value is read from either (command-line
+text or a TOML value) and what a valid value is. ``ina run``'s parser, the experiment
+files and ``RunOptions.validate`` all go through ``FIELDS``, so a new option is one
+entry here. Fields marked ``axis`` take a list in a sweep (``--size 1e4,1e5``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+from experiments.jobspec import TARGETS
+from hosts.inputs import DISTRIBUTIONS, MAX_SIZE
+from hosts.quantize import Scaling
+from hosts.wire import ALLOWED_K
+
+
+class RunError(RuntimeError):
+    """The network or a job could not run, or an option is bad; the message says what
+    and where."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """One measurement point: everything ``run_allreduce`` needs."""
+
+    topo: str = "star,4"
+    algo: str = "ina"
+    size: int = 100_000
+    dist: str = "normal"
+    seed: int = 0
+    check: bool = False
+    bw: float | None = None  # Mbit/s of every link (None: unshaped)
+    loss: float = 0.0  # per switch port and direction
+    duplicate: float = 0.0  # per switch port and direction
+    target: str = "builtin"
+    window: int = 64
+    k: int = 64
+    scaling: str = "tight"
+    timeout_ms: float = 100.0
+    runs_dir: str = "runs"
+
+    def validate(self) -> None:
+        """Raise ``RunError`` naming the first bad option."""
+        for f in FIELDS.values():
+            problem = f.check(getattr(self, f.attr))
+            if problem:
+                raise RunError(f"{f.option} {show_value(getattr(self, f.attr))}: {problem}")
+        problem = self.cross_check()
+        if problem:
+            raise RunError(problem)
+
+    def cross_check(self) -> str | None:
+        """What is wrong with the combination of options (None when nothing is)."""
+        for name in ("loss", "duplicate"):
+            if getattr(self, name) and self.target != "builtin":
+                return (f"--{name} needs the built-in switch (ina switch-cli), not --target "
+                        f"{self.target}")
+        return None
+
+    @property
+    def workers(self) -> int:
+        """The hosts of the topology, every one a worker."""
+        from topologies.spec import parse_topo_spec
+
+        return len(parse_topo_spec(self.topo).hosts())
+
+
+def show_value(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+# ------------------------------------------------------------------ readers
+# Each takes command-line text or a TOML value and returns the option's value, or
+# raises ValueError saying what the value should be.
+
+
+def read_count(value: Any) -> int:
+    """A whole number, also written as ``1e6`` or ``100_000``."""
+    if isinstance(value, bool):
+        raise ValueError("expected a whole number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        text = value.strip().replace("_", "")
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError("expected a whole number (like 1000 or 1e6)") from None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    raise ValueError("expected a whole number (like 1000 or 1e6)")
+
+
+def read_number(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("expected a number")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            pass
+    raise ValueError("expected a number")
+
+
+def read_rate(value: Any) -> float | None:
+    """A link rate in Mbit/s, or ``none`` for links that are not shaped."""
+    if isinstance(value, str) and value.strip().lower() == "none":
+        return None
+    return read_number(value)
+
+
+def read_text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("expected a string")
+    return value.strip()
+
+
+def read_flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError("expected true or false")
+
+
+# ------------------------------------------------------------------- checks
+
+
+def _one_of(choices: Any) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        return None if value in choices else f"not one of {', '.join(map(str, choices))}"
+    return check
+
+
+def _range(low: float, high: float, text: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        return None if low <= value <= high else f"must be in {text}"
+    return check
+
+
+def _check_algo(name: str) -> str | None:
+    from experiments.algorithms import ALGORITHMS
+
+    if name in ALGORITHMS:
+        return None
+    return f"unknown algorithm (algorithms: {', '.join(sorted(ALGORITHMS))})"
+
+
+def _check_topo(spec: str) -> str | None:
+    from topologies.spec import TopoSpecError, parse_topo_spec
+
+    try:
+        parse_topo_spec(spec)
+    except TopoSpecError as e:
+        return str(e).removeprefix(f"topology spec {spec!r}: ")
+    return None
+
+
+def _check_bw(bw: float | None) -> str | None:
+    if bw is None or 0 < bw <= 10_000:
+        return None
+    return "must be in (0, 10000] Mbit/s"
+
+
+def _check_probability(p: float) -> str | None:
+    return None if 0 <= p < 1 else "must be in [0, 1)"
+
+
+def _check_positive(x: float) -> str | None:
+    return None if x > 0 and math.isfinite(x) else "must be positive"
+
+
+def _check_seed(seed: int) -> str | None:
+    return None if seed >= 0 else "must be non-negative"
+
+
+def _check_dir(path: str) -> str | None:
+    return None if path else "must not be empty"
+
+
+@dataclass(frozen=True)
+class Field:
+    attr: str  # the RunOptions attribute
+    option: str  # the ina run flag
+    read: Callable[[Any], Any]
+    check: Callable[[Any], str | None]
+    help: str
+    axis: bool = False  # a list in a sweep
+    metavar: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The key in an experiment file."""
+        return self.option.lstrip("-").replace("-", "_")
+
+    def parse(self, raw: Any, where: str) -> Any:
+        """``raw`` read and checked; ``RunError`` naming ``where`` otherwise."""
+        try:
+            value = self.read(raw)
+        except ValueError as e:
+            raise RunError(f"{where} {show_value(raw)}: {e}") from None
+        problem = self.check(value)
+        if problem:
+            raise RunError(f"{where} {show_value(value)}: {problem}")
+        return value
+
+
+FIELDS: dict[str, Field] = {f.attr: f for f in (
+    Field("topo", "--topo", read_text, _check_topo, axis=True, metavar="SPEC",
+          help="topology spec, repeatable: --topo star,4 --topo star,8 (default star,4)"),
+    Field("algo", "--algo", read_text, _check_algo, axis=True, metavar="NAME[,NAME...]",
+          help="all-reduce algorithms (default ina)"),
+    Field("size", "--size", read_count, _range(1, MAX_SIZE, f"[1, {MAX_SIZE}]"), axis=True,
+          metavar="N[,N...]", help="float32 values per worker, e.g. 1e4,1e5,1e6 "
+                                   "(default 100000)"),
+    Field("bw", "--bw", read_rate, _check_bw, axis=True, metavar="MBPS[,MBPS...]",
+          help="link rates in Mbit/s, 'none' for unshaped links (default unshaped)"),
+    Field("loss", "--loss", read_number, _check_probability, axis=True, metavar="P[,P...]",
+          help="drop P of the frames on every switch port, in and out (default 0)"),
+    Field("duplicate", "--duplicate", read_number, _check_probability, metavar="P",
+          help="duplicate P of the frames on every switch port, in and out"),
+    Field("dist", "--dist", read_text, _one_of(list(DISTRIBUTIONS)),
+          help=f"input distribution: {', '.join(DISTRIBUTIONS)} (default normal)"),
+    Field("seed", "--seed", read_count, _check_seed, help="input seed (default 0)"),
+    Field("check", "--check", read_flag, lambda v: None,
+          help="check every result against the exact sum (a wrong one fails the point)"),
+    Field("target", "--target", read_text, _one_of(TARGETS),
+          help="the switch: builtin (ina switch) or bmv2 (simple_switch_grpc)"),
+    Field("window", "--window", read_count,
+          _range(1, 256, "[1, 256] (the program's slots)"), metavar="S",
+          help="in-network: chunks in flight = the job's slots (default 64)"),
+    Field("k", "--k", read_count, _one_of(ALLOWED_K), metavar="K",
+          help=f"in-network: values per packet, {', '.join(map(str, ALLOWED_K))} "
+               f"(default 64)"),
+    Field("scaling", "--scaling", read_text, _one_of([s.value for s in Scaling]),
+          help="in-network quantizer scaling: tight or pow2 (default tight)"),
+    Field("timeout_ms", "--timeout", read_number, _check_positive, metavar="MS",
+          help="in-network: the agents' first retransmission timeout (default 100 ms)"),
+    Field("runs_dir", "--runs-dir", read_text, _check_dir, metavar="DIR",
+          help="where run directories go (default runs/)"),
+)}
+assert set(FIELDS) == {f.name for f in fields(RunOptions)}, "every option has a Field"
+
+AXES = tuple(name for name, f in FIELDS.items() if f.axis)
