@@ -1,7 +1,12 @@
-"""All-reduce algorithms by name: ``ALGORITHMS["ina"]`` and, later, host baselines.
+"""All-reduce algorithms by name: ``ALGORITHMS["ina"]`` (in-network aggregation) and
+the host-based baselines ``ring``, ``ps``, ``ps-sharded`` and ``hd``
+(``hosts.baselines``).
 
-An algorithm turns a job into the agents to run in the hosts, and sets up and tears
-down whatever the network needs for it (the switch state of an in-network job).
+An algorithm turns a job into the agents to run in the hosts, sets up and tears down
+whatever the network needs for it (the switch state of an in-network job; nothing for
+the baselines, whose TCP traffic takes the IPv4 routes the controller installed when
+the network started), and checks the workers' results with the bound that fits its
+arithmetic (``experiments.check``).
 """
 
 from __future__ import annotations
@@ -10,9 +15,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from experiments.jobspec import AgentSpec, JobSpec
+from hosts.baselines.registry import COLLECTIVES
+from hosts.baselines.tcp import DEFAULT_PORT
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from experiments.allreduce_net import AllReduceNet
+    from experiments.check import CheckResult
+
+    Floats = npt.NDArray[np.float32]
 
 
 class Algorithm(Protocol):
@@ -23,6 +36,9 @@ class Algorithm(Protocol):
     def agents(self, net: AllReduceNet, job: JobSpec, out_dir: Path) -> list[AgentSpec]: ...
 
     def finish(self, net: AllReduceNet, job: JobSpec) -> None: ...
+
+    def check(self, job: JobSpec, inputs: list[Floats], outputs: list[Floats]
+              ) -> CheckResult: ...
 
 
 class InNetwork:
@@ -51,5 +67,49 @@ class InNetwork:
     def finish(self, net: AllReduceNet, job: JobSpec) -> None:
         net.delete_job(job.job_id)
 
+    def check(self, job: JobSpec, inputs: list[Floats], outputs: list[Floats]
+              ) -> CheckResult:
+        """The quantized sum: within the quantizer's bound."""
+        from experiments.check import check_allreduce
+        from hosts.quantize import Scaling
 
-ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (InNetwork(),)}
+        return check_allreduce(inputs, outputs, job.k, Scaling(job.scaling))
+
+
+class HostBased:
+    """A host-based all-reduce (``hosts.baselines``): one ``ina agent --algo NAME`` per
+    worker, rank = position in the job, connected over TCP to the others' addresses.
+    The parameter server (``ps``) is rank 0, the job's first worker."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def prepare(self, net: AllReduceNet, job: JobSpec) -> None:
+        pass
+
+    def agents(self, net: AllReduceNet, job: JobSpec, out_dir: Path) -> list[AgentSpec]:
+        topology = net.ctl.topology
+        peers = ",".join(topology.host(h).ip for h in job.workers)
+        out = []
+        for rank, host in enumerate(job.workers):
+            args = ["--algo", self.name, "--peers", peers, "--port", str(DEFAULT_PORT),
+                    "--rank", str(rank), "--size", str(job.size), "--seed", str(job.seed),
+                    "--dist", job.dist]
+            stem = out_dir / f"job{job.job_id}-{host}"
+            out.append(AgentSpec(host, args, stem.with_suffix(".npy"),
+                                 stem.with_suffix(".json")))
+        return out
+
+    def finish(self, net: AllReduceNet, job: JobSpec) -> None:
+        pass
+
+    def check(self, job: JobSpec, inputs: list[Floats], outputs: list[Floats]
+              ) -> CheckResult:
+        """A float32 sum in some order: within the float32 summation bound."""
+        from experiments.check import check_float32_sum
+
+        return check_float32_sum(inputs, outputs)
+
+
+_ALL: list[Algorithm] = [InNetwork(), *(HostBased(name) for name in COLLECTIVES)]
+ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in _ALL}

@@ -1,9 +1,10 @@
 """Run all-reduce jobs in a running network and collect what every worker reports.
 
 ``run_jobs`` runs several jobs at once (their agents are released together), checks
-each (``experiments.check``) and returns one ``JobOutcome`` per job. The completion
-time of a job is the slowest worker's (each worker times its own all-reduce, and all
-start together); the goodput is the tensor's bits over that time.
+each with its algorithm's check (``experiments.check``) and returns one ``JobOutcome``
+per job. The completion time of a job is the slowest worker's (each worker times its
+own all-reduce, and all start together); the goodput is the tensor's bits over that
+time.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ import numpy.typing as npt
 
 from experiments.algorithms import ALGORITHMS, Algorithm
 from experiments.allreduce_net import AllReduceNet, RunError
-from experiments.check import CheckResult, check_allreduce
+from experiments.check import CheckResult
 from experiments.jobspec import JobSpec
-from hosts.quantize import Scaling
 
 
 @dataclass
@@ -96,7 +96,7 @@ def run_jobs(net: AllReduceNet, jobs: list[JobSpec], out_dir: Path, algo: str = 
                 outputs.append(np.load(a.output, allow_pickle=False))
         result = None
         if check and not errors:
-            result = check_allreduce(job.inputs(), outputs, job.k, Scaling(job.scaling))
+            result = algorithm.check(job, job.inputs(), outputs)
             if not result.ok:
                 errors.append(f"check failed: {result.message}")
         outcomes.append(JobOutcome(job, not errors, errors, stats, outputs, result))

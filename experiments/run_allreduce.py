@@ -144,9 +144,16 @@ def format_summary(results: dict[str, Any]) -> str:
             line += (f" = {100 * results['goodput_fraction']:.1f}% of the "
                      f"{results['link_mbps']:g} Mbit/s link rate")
         lines.append(line)
-        retx = sum(w["counters"]["retransmitted"] for w in results["workers"])
-        dups = sum(w["counters"]["duplicate_results"] for w in results["workers"])
-        lines.append(f"  packets: retransmitted {retx}, duplicate results {dups}")
+        counters = [w["counters"] for w in results["workers"]]
+        if all("retransmitted" in c for c in counters):
+            retx = sum(c["retransmitted"] for c in counters)
+            dups = sum(c["duplicate_results"] for c in counters)
+            lines.append(f"  packets: retransmitted {retx}, duplicate results {dups}")
+        else:  # a host-based algorithm over TCP
+            sent = sum(w["bytes_sent"] for w in results["workers"])
+            tcp = sum(c.get("tcp_retransmits", 0) for c in counters)
+            lines.append(f"  bytes sent {sent} ({sent // len(counters)} per worker), "
+                         f"TCP retransmissions {tcp}")
     check = results["check"]
     if check is not None:
         verdict = "PASSED" if check["ok"] else "FAILED"

@@ -1,23 +1,34 @@
-"""``ina agent``: one worker of an in-network all-reduce job, as a process.
+"""``ina agent``: one worker of an all-reduce, as a process.
 
     ina agent --job 1 --workers 4 --aggregator 10.0.0.254 --size 100000 --seed 7 \\
         --rank 0 --dist normal --output out.npy --stats stats.json
+    ina agent --algo ring --peers 10.0.0.1,10.0.0.2,10.0.0.3,10.0.0.4 --rank 0 \\
+        --size 100000 --seed 7 --output out.npy --stats stats.json
 
-It binds UDP port 48879 on every address, all-reduces its input with the other workers
-of the job through the switch at the aggregator address, and writes the result
-(``--output``, float32 ``.npy``) and its figures (``--stats``, JSON: the packet
-counters, the completion time and the goodput). The input is a ``.npy`` file
-(``--input``) or generated (``--size/--seed/--rank/--dist``, see ``hosts.inputs``), so
-that whoever started the workers can recompute every input. With ``--start-on-stdin``
-the agent gets ready (socket bound, input made), prints ``ready`` and waits for a line
-on stdin before it sends anything: a start barrier for timing several agents.
+``--algo ina`` (the default) is in-network aggregation: the agent binds UDP port
+48879 on every address and all-reduces its input with the other workers of the job
+through the switch at the aggregator address. ``--algo ring|ps|ps-sharded|hd`` are
+the host-based algorithms (``hosts.baselines``): the agent is rank ``--rank`` of the
+hosts listed in ``--peers`` (``IP[:PORT]`` in rank order, port ``--port`` by
+default), connects to them over TCP and all-reduces with them, through the switches'
+ordinary IPv4 forwarding. Either way it writes the result (``--output``, float32
+``.npy``) and its figures (``--stats``, JSON: ``algo``, ``seconds``, the completion
+time, ``bytes_sent`` and ``bytes_received``, the payload bytes through its sockets,
+and the algorithm's ``counters``). The input is a ``.npy`` file (``--input``) or
+generated (``--size/--seed/--rank/--dist``, see ``hosts.inputs``), so that whoever
+started the workers can recompute every input. With ``--start-on-stdin`` the agent
+gets ready (socket bound or TCP connections made, input made), prints ``ready`` and
+waits for a line on stdin before it sends anything: a start barrier for timing
+several agents (the host-based algorithms also meet in a barrier of their own and
+start the clock when they leave it).
 
-Retransmission: ``--timeout`` is the first retransmission timeout (RTO); from then on
-the RTO follows the measured round-trip time of the chunks as TCP's does (RFC 6298:
-smoothed RTT + 4 x its mean deviation, within ``--min-timeout``/``--max-timeout``),
-doubling on each timeout until a fresh measurement. ``--fixed-timeout`` gives every
-packet ``--timeout`` instead (the slot's wait still doubles on each timeout). The
-final smoothed RTT and RTO are in the stats (``srtt``, ``rto``, seconds).
+Retransmission (``ina``): ``--timeout`` is the first retransmission timeout (RTO);
+from then on the RTO follows the measured round-trip time of the chunks as TCP's does
+(RFC 6298: smoothed RTT + 4 x its mean deviation, within
+``--min-timeout``/``--max-timeout``), doubling on each timeout until a fresh
+measurement. ``--fixed-timeout`` gives every packet ``--timeout`` instead (the slot's
+wait still doubles on each timeout). The final smoothed RTT and RTO are in the stats
+(``srtt``, ``rto``, seconds).
 
 Exit status: 0 on success, 1 when the all-reduce failed, 2 for bad arguments.
 """
@@ -50,35 +61,61 @@ class AgentError(Exception):
 
 def add_agent_parser(verbs: Any) -> None:
     """Register ``ina agent`` in the ``ina`` verbs."""
+    from hosts.baselines.collective import DEFAULT_SEGMENT
+    from hosts.baselines.registry import COLLECTIVES
+    from hosts.baselines.tcp import CONNECT_TIMEOUT, DEFAULT_PORT
+
     p = verbs.add_parser("agent", help="run one all-reduce worker (e.g. in a Mininet host)",
                          description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--job", type=int, required=True, help="the job id")
-    p.add_argument("--workers", type=int, required=True, help="number of workers in the job")
-    p.add_argument("--aggregator", required=True, metavar="IP",
-                   help="the job's aggregator address (the switch)")
-    p.add_argument("--window", type=int, default=64, metavar="S",
-                   help="chunks in flight, at most the job's slots (default 64)")
-    p.add_argument("--timeout", type=float, default=100.0, metavar="MS",
-                   help="first retransmission timeout in ms; then it adapts to the "
-                        "measured RTT (default 100)")
-    p.add_argument("--min-timeout", type=float, metavar="MS",
-                   help=f"lowest adaptive timeout in ms (default {MIN_TIMEOUT_MS:g}, "
-                        f"or --timeout if lower)")
-    p.add_argument("--max-timeout", type=float, metavar="MS",
-                   help=f"highest timeout, also the backoff limit, in ms (default "
-                        f"{MAX_TIMEOUT_MS:g}, or --timeout if higher)")
-    p.add_argument("--fixed-timeout", action="store_true",
-                   help="do not adapt: every packet is first given --timeout")
-    p.add_argument("--k", type=int, default=DEFAULT_K, choices=ALLOWED_K,
-                   help=f"values per packet, the program's INA_K (default {DEFAULT_K})")
-    p.add_argument("--scaling", choices=[s.value for s in Scaling], default="tight",
-                   help="quantizer scaling, the same on every worker (default tight)")
+    p.add_argument("--algo", choices=["ina", *COLLECTIVES], default="ina",
+                   help="ina: in-network aggregation through the switch (default); "
+                        "ring, ps, ps-sharded, hd: host-based over TCP")
+    ina = p.add_argument_group("in-network aggregation (--algo ina)")
+    ina.add_argument("--job", type=int, help="the job id (required)")
+    ina.add_argument("--workers", type=int,
+                     help="number of workers in the job (required; with the host-based "
+                          "algorithms, if given, the number of --peers)")
+    ina.add_argument("--aggregator", metavar="IP",
+                     help="the job's aggregator address, the switch (required)")
+    ina.add_argument("--window", type=int, default=64, metavar="S",
+                     help="chunks in flight, at most the job's slots (default 64)")
+    ina.add_argument("--timeout", type=float, default=100.0, metavar="MS",
+                     help="first retransmission timeout in ms; then it adapts to the "
+                          "measured RTT (default 100)")
+    ina.add_argument("--min-timeout", type=float, metavar="MS",
+                     help=f"lowest adaptive timeout in ms (default {MIN_TIMEOUT_MS:g}, "
+                          f"or --timeout if lower)")
+    ina.add_argument("--max-timeout", type=float, metavar="MS",
+                     help=f"highest timeout, also the backoff limit, in ms (default "
+                          f"{MAX_TIMEOUT_MS:g}, or --timeout if higher)")
+    ina.add_argument("--fixed-timeout", action="store_true",
+                     help="do not adapt: every packet is first given --timeout")
+    ina.add_argument("--k", type=int, default=DEFAULT_K, choices=ALLOWED_K,
+                     help=f"values per packet, the program's INA_K (default {DEFAULT_K})")
+    ina.add_argument("--scaling", choices=[s.value for s in Scaling], default="tight",
+                     help="quantizer scaling, the same on every worker (default tight)")
+    host = p.add_argument_group("host-based algorithms (--algo ring, ps, ps-sharded, hd)")
+    host.add_argument("--peers", metavar="IP[:PORT],...",
+                      help="every rank's address, in rank order (required)")
+    host.add_argument("--port", type=int, default=DEFAULT_PORT,
+                      help=f"TCP port of a peer address without one (default "
+                           f"{DEFAULT_PORT})")
+    host.add_argument("--ps-host", type=int, metavar="RANK",
+                      help="--algo ps: the rank that sums (default 0)")
+    host.add_argument("--segment", type=int, default=DEFAULT_SEGMENT, metavar="VALUES",
+                      help=f"float32 values per message; blocks are pipelined in "
+                           f"segments (default {DEFAULT_SEGMENT})")
+    host.add_argument("--connect-timeout", type=float, default=CONNECT_TIMEOUT,
+                      metavar="SECONDS",
+                      help=f"how long to retry connecting to the peers (default "
+                           f"{CONNECT_TIMEOUT:g})")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--input", metavar="FILE.npy", help="the input tensor (float32)")
     src.add_argument("--size", type=int, help="generate an input of this many values")
     p.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     p.add_argument("--rank", type=int, default=0,
-                   help="this worker's rank, mixed into the generator seed (default 0)")
+                   help="this worker's rank, mixed into the generator seed; with the "
+                        "host-based algorithms its position in --peers (default 0)")
     p.add_argument("--dist", choices=list(DISTRIBUTIONS), default="normal",
                    help="generated input distribution (default normal)")
     p.add_argument("--output", metavar="FILE.npy", help="write the result here")
@@ -128,15 +165,79 @@ def settings_from(args: argparse.Namespace) -> Any:
     return settings
 
 
+def check_algo_options(args: argparse.Namespace) -> None:
+    """The options of the other kind of algorithm are mistakes, not silently ignored."""
+    ina_only = [("--job", args.job), ("--aggregator", args.aggregator)]
+    if args.algo == "ina":
+        missing = [o for o, v in [*ina_only, ("--workers", args.workers)] if v is None]
+        if missing:
+            raise AgentError(f"--algo ina needs {', '.join(missing)}")
+        given = [o for o, v in (("--peers", args.peers), ("--ps-host", args.ps_host))
+                 if v is not None]
+        if given:
+            raise AgentError(f"{given[0]} is for the host-based algorithms, not --algo ina")
+        return
+    if args.peers is None:
+        raise AgentError(f"--algo {args.algo} needs --peers (every rank's address)")
+    given = [o for o, v in ina_only if v is not None]
+    if given:
+        raise AgentError(f"{given[0]} is for --algo ina, not --algo {args.algo}")
+    if args.ps_host is not None and args.algo != "ps":
+        raise AgentError(f"--ps-host is for --algo ps, not --algo {args.algo}")
+
+
 def run_agent(args: argparse.Namespace) -> dict[str, Any]:
-    """Run the worker; the stats document (raises ``AgentError``/``AllReduceError``)."""
+    """Run the worker; the stats document (raises ``AgentError``, ``AllReduceError``
+    or, for the host-based algorithms, ``ConnectError``/``MeshError``)."""
+    check_algo_options(args)
+    if args.algo == "ina":
+        stats, values = _run_ina(args)
+    else:
+        stats, values = _run_host_based(args)
+    if args.output:
+        _write(args.output, lambda p: np.save(p, values, allow_pickle=False))
+    if args.stats:
+        _write(args.stats, lambda p: p.write_text(json.dumps(stats, indent=1) + "\n"))
+    return stats
+
+
+def _common_stats(args: argparse.Namespace, workers: int, size: int, seconds: float,
+                  sent: int, received: int) -> dict[str, Any]:
+    return {"algo": args.algo, "rank": args.rank, "workers": workers, "size": size,
+            "seconds": seconds,
+            "goodput_mbps": size * 32 / seconds / 1e6 if seconds > 0 else None,
+            "bytes_sent": sent, "bytes_received": received}
+
+
+class _CountingTransport:
+    """A transport that counts the UDP payload bytes it moves."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.bytes_sent = 0
+        self.bytes_received = 0
+
+    def send(self, payloads: Any) -> None:
+        self.bytes_sent += sum(map(len, payloads))
+        self.inner.send(payloads)
+
+    def recv(self, timeout: float) -> list[bytes]:
+        out: list[bytes] = self.inner.recv(timeout)
+        self.bytes_received += sum(map(len, out))
+        return out
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _run_ina(args: argparse.Namespace) -> tuple[dict[str, Any], npt.NDArray[np.float32]]:
     from hosts.transport import TransportError, UdpTransport
     from hosts.worker import Worker
 
     settings = settings_from(args)
     array = load_input(args)
     try:
-        transport = UdpTransport(args.aggregator)
+        transport = _CountingTransport(UdpTransport(args.aggregator))
     except TransportError as e:
         raise AgentError(str(e)) from None
     try:
@@ -150,24 +251,61 @@ def run_agent(args: argparse.Namespace) -> dict[str, Any]:
         result = worker.allreduce(array)
     finally:
         transport.close()
-    if args.output:
-        _write(args.output, lambda p: np.save(p, result.values, allow_pickle=False))
-    seconds = result.seconds
-    nbytes = array.size * 4
-    stats = {
-        "job": args.job, "workers": args.workers, "size": int(array.size),
-        "seconds": seconds,
-        "goodput_mbps": nbytes * 8 / seconds / 1e6 if seconds > 0 else None,
-        "counters": asdict(result.stats),
-        "settings": {"k": settings.k, "window": settings.window,
-                     "scaling": settings.scaling.value, "timeout_ms": args.timeout,
-                     "min_timeout_ms": settings.min_timeout * 1000.0,
-                     "max_timeout_ms": settings.max_timeout * 1000.0,
-                     "adaptive_timeout": settings.adaptive},
-    }
-    if args.stats:
-        _write(args.stats, lambda p: p.write_text(json.dumps(stats, indent=1) + "\n"))
-    return stats
+    stats = _common_stats(args, args.workers, int(array.size), result.seconds,
+                          transport.bytes_sent, transport.bytes_received)
+    stats["job"] = args.job
+    stats["counters"] = asdict(result.stats)
+    stats["settings"] = {"k": settings.k, "window": settings.window,
+                         "scaling": settings.scaling.value, "timeout_ms": args.timeout,
+                         "min_timeout_ms": settings.min_timeout * 1000.0,
+                         "max_timeout_ms": settings.max_timeout * 1000.0,
+                         "adaptive_timeout": settings.adaptive}
+    return stats, result.values
+
+
+def _run_host_based(args: argparse.Namespace
+                    ) -> tuple[dict[str, Any], npt.NDArray[np.float32]]:
+    from hosts.baselines.collective import Settings
+    from hosts.baselines.session import allreduce_over_tcp
+    from hosts.baselines.tcp import parse_peers
+
+    if not 1 <= args.port <= 65535:
+        raise AgentError(f"--port {args.port}: not in [1, 65535]")
+    try:
+        peers = parse_peers(args.peers, args.port)
+    except ValueError as e:
+        raise AgentError(f"--peers: {e}") from None
+    n = len(peers)
+    if args.workers is not None and args.workers != n:
+        raise AgentError(f"--workers {args.workers}, but --peers lists {n} addresses")
+    if not 0 <= args.rank < n:
+        raise AgentError(f"--rank {args.rank}: not a position in --peers (0 to {n - 1})")
+    if not (args.connect_timeout > 0 and math.isfinite(args.connect_timeout)):
+        raise AgentError(f"--connect-timeout {args.connect_timeout:g}: must be a positive "
+                         f"number of seconds")
+    settings = Settings(segment=args.segment,
+                        ps_host=0 if args.ps_host is None else args.ps_host)
+    try:
+        settings.check(n)
+    except ValueError as e:
+        option = "--segment" if e.args[0].startswith("segment") else "--ps-host"
+        raise AgentError(f"{option}: {e}") from None
+    array = load_input(args)
+
+    def ready() -> None:
+        if args.start_on_stdin:
+            print("ready", flush=True)
+            sys.stdin.readline()
+
+    run = allreduce_over_tcp(args.algo, array, args.rank, peers, settings, ready=ready,
+                             connect_timeout=args.connect_timeout)
+    stats = _common_stats(args, n, int(array.size), run.seconds, run.traffic.bytes_sent,
+                          run.traffic.bytes_received)
+    stats["counters"] = run.counters
+    stats["settings"] = {"segment": settings.segment, "peers": [str(p) for p in peers]}
+    if args.algo == "ps":
+        stats["settings"]["ps_host"] = settings.ps_host
+    return stats, run.values
 
 
 def _write(path: str, write: Any) -> None:
@@ -180,6 +318,8 @@ def _write(path: str, write: Any) -> None:
 
 
 def cmd_agent(args: argparse.Namespace) -> int:
+    from hosts.baselines.mesh import MeshError
+    from hosts.baselines.tcp import ConnectError
     from hosts.protocol import AllReduceError
 
     try:
@@ -187,15 +327,25 @@ def cmd_agent(args: argparse.Namespace) -> int:
     except AgentError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    except AllReduceError as e:
+    except (AllReduceError, ConnectError, MeshError) as e:
         print(f"{PROG}: all-reduce failed: {e}", file=sys.stderr)
         return 1
     c = stats["counters"]
-    print(f"{PROG}: job {args.job}: {stats['size']} values in {stats['seconds']:.3f} s "
-          f"({stats['goodput_mbps']:.1f} Mbit/s), sent {c['sent']}, retransmitted "
-          f"{c['retransmitted']}, duplicate results {c['duplicate_results']}, "
-          f"smoothed RTT {_ms(c['srtt'])}, RTO {_ms(c['rto'])}")
+    head = (f"{stats['size']} values in {stats['seconds']:.3f} s "
+            f"({_mbps(stats['goodput_mbps'])})")
+    if args.algo == "ina":
+        print(f"{PROG}: job {args.job}: {head}, sent {c['sent']}, retransmitted "
+              f"{c['retransmitted']}, duplicate results {c['duplicate_results']}, "
+              f"smoothed RTT {_ms(c['srtt'])}, RTO {_ms(c['rto'])}")
+    else:
+        print(f"{PROG}: {args.algo} rank {stats['rank']} of {stats['workers']}: {head}, "
+              f"sent {stats['bytes_sent']} bytes, received {stats['bytes_received']} "
+              f"bytes, TCP retransmissions {c['tcp_retransmits']}")
     return 0
+
+
+def _mbps(value: float | None) -> str:
+    return "- Mbit/s" if value is None else f"{value:.1f} Mbit/s"
 
 
 def _ms(seconds: float | None) -> str:
