@@ -81,16 +81,21 @@ class StmtMixin(LoopMixin):
         if isinstance(self.ty(s.target), T.Varbit):
             self.assign_varbit(s.target, s.value)
             return
+        target, value = s.target, s.value
+        if s.op and isinstance(value, A.Binary) and value.op == s.op:
+            # `a op= b` is `a = a op b` with the l-value evaluated once
+            target = self.pin_lvalue(target)
+            value = A.Binary(value.pos, value.op, target, value.right, type=value.type)
         with self.em.capture() as lines:
-            v = self.expr(s.value)
+            v = self.expr(value)
         # the l-value (with its stack indices) is evaluated before the right-hand side
-        target = self.pin_lvalue(s.target) if lines else s.target
+        target = self.pin_lvalue(target) if lines else target
         self.em.extend(lines)
         tt = self.ty(target)
         if is_aggregate(tt):
             self.assign(target, v)
             return
-        vt = self.ty(s.value)
+        vt = self.ty(value)
         if isinstance(vt, T.InfInt) or (isinstance(vt, T.Bits) and isinstance(tt, T.Bits)
                                           and (vt.width != tt.width or vt.signed != tt.signed)):
             v = self.convert(v, vt, tt, s) if not isinstance(vt, T.InfInt) else self.wrap(v, tt)

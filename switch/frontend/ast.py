@@ -390,8 +390,13 @@ class Stmt(Node):
 
 @dataclass(eq=False, slots=True)
 class Assign(Stmt):
+    """``target = value``. A compound assignment ``target op= e`` arrives as ``target =
+    target op e`` with ``op`` set (``+``, ``<<``, ``|+|``...): it is checked as that
+    assignment, and the engine evaluates the l-value (its stack indices) only once."""
+
     target: Expr  # an lvalue: Name, Member, Index, Slice
     value: Expr
+    op: str = ""
 
 
 @dataclass(eq=False, slots=True)

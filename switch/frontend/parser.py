@@ -22,6 +22,7 @@ IDENTIFIER "foo"``) and stop the parse.
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 from dataclasses import dataclass, field
@@ -45,6 +46,9 @@ _PUNCT = {
     "&&&": "MASK", "|+|": "PLUS_SAT", "|-|": "MINUS_SAT", "<<": "SHL", "&&": "ANDAND",
     "||": "OROR", "==": "EQ", "!=": "NE", "<=": "LE", ">=": "GE", "++": "PP", "...": "DOTS",
     "..": "RANGE", "{#}": "INVALID_HEADER",
+    "+=": "PLUS_ASSIGN", "-=": "MINUS_ASSIGN", "*=": "STAR_ASSIGN", "/=": "SLASH_ASSIGN",
+    "%=": "PERCENT_ASSIGN", "&=": "BAND_ASSIGN", "|=": "BOR_ASSIGN", "^=": "BXOR_ASSIGN",
+    "<<=": "SHL_ASSIGN", "|+|=": "PLUS_SAT_ASSIGN", "|-|=": "MINUS_SAT_ASSIGN",
     ";": "SEMI", ",": "COMMA", ":": "COLON", ".": "DOT", "=": "ASSIGN", "(": "LPAR",
     ")": "RPAR", "[": "LSQB", "]": "RSQB", "{": "LBRACE", "}": "RBRACE", "<": "LT",
     ">": "GT", "@": "AT", "?": "QMARK", "!": "BANG", "~": "TILDE", "+": "PLUS", "-": "MINUS",
@@ -72,7 +76,8 @@ _TOKEN_RE = re.compile(
           | 0[xX][0-9a-fA-F_]+ | 0[dD][0-9_]+ | 0[oO][0-7_]+ | 0[bB][01_]+ | [0-9][0-9_]*)
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<str>"(?:[^"\\]|\\.)*")
-  | (?P<punct>&&&|\|\+\||\|-\||<<|&&|\|\||==|!=|<=|>=|\+\+|\.\.\.|\.\.|\{\#\}
+  | (?P<punct>&&&|\|\+\|=?|\|-\|=?|<<=?|&&|\|\||==|!=|<=|>=|\+\+|\.\.\.|\.\.|\{\#\}
+          |[-+*/%&|^]=
           |[;,:.=()\[\]{}<>@?!~+\-*/%|&^])
   | (?P<bad>.)
     """,
@@ -1315,6 +1320,16 @@ class _Builder:
     def assignment(self, c: list[Any]) -> A.Assign:
         return A.Assign(_pos(c[0]), c[0], c[1])
 
+    def compound_assignment(self, c: list[Any]) -> A.Assign:
+        """``a op= b`` as ``a = a op b`` (with a copy of the l-value as the left operand)."""
+        target, op, value = c
+        pos = _pos(target)
+        return A.Assign(pos, target, A.Binary(pos, op, copy.deepcopy(target), value), op)
+
+    def compound_op(self, c: list[Any]) -> str:
+        tok = c[0]
+        return ">>" if tok.type == "GE" else str(tok)[:-1]  # `>>=` arrives as `>` `>=`
+
     def call_statement(self, c: list[Any]) -> A.CallStmt:
         call = A.Call(_pos(c[0]), c[0], [], list(c[1] or []))
         return A.CallStmt(call.pos, call)
@@ -1402,6 +1417,9 @@ class _Builder:
 
     def for_assign(self, c: list[Any]) -> A.Assign:
         return self.assignment(c)
+
+    def for_compound_assign(self, c: list[Any]) -> A.Assign:
+        return self.compound_assignment(c)
 
     def for_call(self, c: list[Any]) -> A.CallStmt:
         return self.call_statement(c)
