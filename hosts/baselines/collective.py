@@ -42,7 +42,8 @@ class Settings:
 
 @dataclass
 class Reduced:
-    """The sum, and the algorithm's own counters (steps, segments, ...)."""
+    """The sum, and the algorithm's own counters: ``steps``, the rounds of
+    messages on the critical path, and what else the schedule did."""
 
     values: Floats
     counters: dict[str, int] = field(default_factory=dict)

@@ -28,12 +28,12 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
     n, r, server = t.size, t.rank, settings.ps_host
     segs = segments(0, acc.size, settings.segment)
     if n == 1 or not segs:
-        return Reduced(acc, {"segments": 0})
+        return Reduced(acc, {"steps": 0})
     if r != server:
         reqs = [t.isend(server, acc[seg]) for seg in segs]
         reqs += [t.irecv(server, acc[seg]) for seg in segs]
         t.wait(reqs)
-        return Reduced(acc, {"segments": len(segs)})
+        return Reduced(acc, {"steps": 2})
     inbox = {w: np.empty_like(acc) for w in range(n) if w != server}
     recvs = {w: [t.irecv(w, x[seg]) for seg in segs] for w, x in inbox.items()}
     own = acc.copy()
@@ -46,7 +46,7 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
             np.add(acc[seg], x[seg], out=acc[seg])
         sends += [t.isend(w, acc[seg]) for w in inbox]
     t.wait(sends)
-    return Reduced(acc, {"segments": len(segs) * (n - 1)})
+    return Reduced(acc, {"steps": 2})
 
 
 def volume(workers: int, size: int, rank: int, settings: Settings) -> Volume:

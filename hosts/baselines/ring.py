@@ -37,7 +37,7 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
     acc = prepared(values)
     n, r = t.size, t.rank
     if n == 1 or acc.size == 0:
-        return Reduced(acc, {"steps": 0, "segments": 0})
+        return Reduced(acc, {"steps": 0})
     right, left = (r + 1) % n, (r - 1) % n
     bounds = block_bounds(acc.size, n)
 
@@ -47,7 +47,6 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
 
     scratch = np.empty(bounds[1] - bounds[0], dtype=np.float32)  # the longest block
     sends: list[Request] = [t.isend(right, acc[seg]) for seg in block(r)]
-    moved = len(sends)
     # Reduce-scatter: add each arriving segment of block r - s - 1 and pass it on; at
     # the last step the block is complete and passing it on starts the all-gather.
     for s in range(n - 1):
@@ -58,7 +57,6 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
             t.wait([req])
             np.add(acc[seg], scratch[seg.start - lo:seg.stop - lo], out=acc[seg])
             sends.append(t.isend(right, acc[seg]))
-        moved += len(segs)
     # All-gather: keep each arriving segment of the complete block r - s in place, and
     # pass it on unless the next rank is the one that completed it.
     for s in range(n - 1):
@@ -68,9 +66,8 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
             t.wait([req])
             if s < n - 2:
                 sends.append(t.isend(right, acc[seg]))
-        moved += len(segs)
     t.wait(sends)
-    return Reduced(acc, {"steps": 2 * (n - 1), "segments": moved})
+    return Reduced(acc, {"steps": 2 * (n - 1)})
 
 
 def volume(workers: int, size: int, rank: int, settings: Settings) -> Volume:

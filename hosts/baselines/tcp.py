@@ -173,9 +173,10 @@ def _accept(listener: socket.socket, rank: int, n: int, deadline: float,
         magic, peer, ranks = HELLO.unpack(hello) if hello else (b"", -1, -1)
         if magic != MAGIC or ranks != n or not rank < peer < n or peer in have:
             sock.close()
+            missing = [p for p in range(rank + 1, n) if p not in have]
             raise ConnectError(f"rank {rank}: unexpected connection from "
-                               f"{addr[0]}:{addr[1]} (hello {hello.hex() or 'missing'}, "
-                               f"expected a rank in ({rank}, {n}) of {n} ranks)")
+                               f"{addr[0]}:{addr[1]} (hello {hello.hex() or 'missing'}; "
+                               f"expected one from ranks {missing} of {n})")
         sock.settimeout(None)
         return peer, sock
 
