@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(python3 python3-venv python3-dev mininet iproute2 iputils-ping ethtool tcpdump make)
+APT_PACKAGES=(python3 python3-venv python3-dev mininet iproute2 iputils-ping ethtool tcpdump nftables make)
 VENV=.venv
 
 need_root() {

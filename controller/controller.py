@@ -22,15 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from p4.v1 import p4runtime_pb2
-
 from controller.entities import TableEntry
 from controller.errors import P4RuntimeClientError, SchemaError
 from controller.jobs import (
+    CELL_REGISTER,
     DEFAULT_JOB_SLOTS,
     DEFAULT_TOTAL_SLOTS,
+    JOB_ACTION,
     JOB_TABLE,
-    REGISTERS_TO_ZERO,
     Change,
     Job,
     JobTable,
@@ -42,7 +41,6 @@ from controller.topology import Switch, Topology, TopologyError
 
 ClientFactory = Callable[[Switch], P4RuntimeClient]
 Op = tuple[UpdateKind, Any]
-MAX_BATCH = 1024  # updates per Write
 
 
 class Controller:
@@ -101,7 +99,7 @@ class Controller:
         for client in self.clients.values():
             client.set_pipeline(files.p4info, files.config)
         self._pipeline_loaded()
-        self.jobs.jobs.clear()
+        self.jobs.reset()
 
     def use_running_pipeline(self) -> None:
         for client in self.clients.values():
@@ -112,7 +110,7 @@ class Controller:
         """Size the slot allocator by the program's register arrays (2 cells a slot)."""
         for client in self.clients.values():
             try:
-                cells = client.schema.register(REGISTERS_TO_ZERO[0]).size
+                cells = client.schema.register(CELL_REGISTER).size
             except SchemaError:
                 continue  # not an aggregation program: no jobs
             self.jobs.total_slots = cells // 2 if cells else DEFAULT_TOTAL_SLOTS
@@ -133,8 +131,8 @@ class Controller:
 
     def create_job(self, job_id: int, workers: Sequence[str],
                    slots: int = DEFAULT_JOB_SLOTS) -> Job:
-        """Plan a job, zero its register cells and install its entries on every switch
-        of its tree; on failure remove what was installed and forget the job."""
+        """Plan a job and install its entries on every switch of its tree; on failure
+        remove what was installed and forget the job."""
         change = self.jobs.create(job_id, workers, slots)
         try:
             for name in change.job.switches:
@@ -146,12 +144,9 @@ class Controller:
         try:
             for name, ops in self._create_ops(change).items():
                 client = self.client(name)
-                # register cells first, batched: nothing to undo there
-                self._write_batched(name, [op for op in ops if op[0] == "MODIFY"])
                 for op in ops:
-                    if op[0] == "INSERT":
-                        client.write([op])
-                        done.append((name, op))
+                    client.write([op])
+                    done.append((name, op))
         except (P4RuntimeClientError, TopologyError):
             self.jobs.jobs.pop(job_id, None)
             for name, (_, item) in reversed(done):
@@ -166,35 +161,21 @@ class Controller:
         schema = self.client(name).schema
         try:
             schema.table(JOB_TABLE)
-            for reg in REGISTERS_TO_ZERO:
-                schema.register(reg)
+            schema.param(schema.action(JOB_ACTION), "epoch")
+            schema.register(CELL_REGISTER)
         except SchemaError as e:
             raise NotAggregationError(f"switch {name} does not run the aggregation program "
                                       f"({e})") from None
 
     def _create_ops(self, change: Change) -> dict[str, list[Op]]:
-        """Per switch, in order: zero the region's register cells, the result rewrites,
-        the multicast group, and last the job rows (which let packets in)."""
+        """Per switch, in order: the result rewrites, the multicast group, and last the
+        job rows (which let packets in)."""
         out: dict[str, list[Op]] = {}
         for name, sw in change.job.switches.items():
-            ops: list[Op] = [("MODIFY", e) for e in self._zero_cells(name, *sw.cells)]
-            ops += [("INSERT", r) for r in change.rewrites.get(name, [])]
+            ops: list[Op] = [("INSERT", r) for r in change.rewrites.get(name, [])]
             ops.append(("INSERT", sw.group))
             ops += [("INSERT", r) for r in sw.job_rows]
             out[name] = ops
-        return out
-
-    def _zero_cells(self, switch: str, first: int, end: int) -> list[p4runtime_pb2.Entity]:
-        schema = self.client(switch).schema
-        out = []
-        for reg in REGISTERS_TO_ZERO:
-            rid = schema.register(reg).preamble.id
-            for cell in range(first, end):
-                ent = p4runtime_pb2.Entity()
-                ent.register_entry.register_id = rid
-                ent.register_entry.index.index = cell
-                ent.register_entry.data.bitstring = b"\x00"
-                out.append(ent)
         return out
 
     def delete_job(self, job_id: int) -> Job:
@@ -216,11 +197,6 @@ class Controller:
             raise JobDeleteError(f"job {job_id} deleted, but some entries could not be "
                                  "removed:\n" + "\n".join(errors))
         return change.job
-
-    def _write_batched(self, name: str, ops: Sequence[Op]) -> None:
-        client = self.client(name)
-        for i in range(0, len(ops), MAX_BATCH):
-            client.write(ops[i:i + MAX_BATCH])
 
 
 class JobDeleteError(RuntimeError):

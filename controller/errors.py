@@ -49,11 +49,16 @@ class UpdateFailure:
 
 
 class WriteError(P4RuntimeClientError):
-    """Some updates of a Write batch failed; ``failures`` lists those (not the others)."""
+    """Some updates of a Write batch failed; ``failures`` lists those (not the others).
+    The message names the first ``SHOWN`` failures and counts the rest."""
+
+    SHOWN = 5
 
     def __init__(self, target: str, total: int, failures: list[UpdateFailure]):
         self.failures = failures
         self.total = total
         lines = [f"{target}: {len(failures)} of {total} updates failed"]
-        lines += [f"  {f}" for f in failures]
+        lines += [f"  {f}" for f in failures[:self.SHOWN]]
+        if len(failures) > self.SHOWN:
+            lines.append(f"  ... and {len(failures) - self.SHOWN} more")
         super().__init__("\n".join(lines))

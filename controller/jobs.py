@@ -14,19 +14,23 @@ root is the one switch and the children are the worker ports.
 
 Per switch of the tree:
  - ``ina_job`` (job_id, port) -> ``ina_child(child_index, fan_in, is_root, parent_port,
-   mcast_grp, region_base)``: one row per child port, and on a non-root switch one more
-   for the parent port (child_index = fan_in, unused: RESULTs come in there);
+   mcast_grp, region_base, epoch)``: one row per child port, and on a non-root switch one
+   more for the parent port (child_index = fan_in, unused: RESULTs come in there);
  - multicast group ``mcast_grp`` with one replica per child port (instance 0);
  - ``ina_result_rewrite`` (port) -> ``set_dst(dmac, dip, sip)`` for each worker port:
    the worker's MAC and address, and its switch's aggregator address (where the worker
    sends to). These rows depend on the port only, so jobs share them: a job installs
    the rows no other job has installed, and deleting a job removes the rows that no
    remaining job uses.
- - the register cells of the job's region, zeroed before use (``REGISTERS_TO_ZERO``).
 
 Resources: a region of S consecutive slots out of ``total_slots`` (``INA_SLOTS`` of the
-program; first fit, ``JobError`` when no free range is large enough), and one multicast
-group id for the whole job (the lowest id >= 1 that no job uses).
+program; first fit, ``JobError`` when no free range is large enough), one multicast
+group id for the whole job (the lowest id >= 1 that no job uses), and an epoch: the
+program tags every register cell with the epoch of the job that wrote it and treats a
+cell of another epoch as empty, so a region is reused without zeroing its cells (which
+needs register writes, and BMv2's P4Runtime server has none). Epochs count up from 1
+and are never reused while the pipeline runs (the count is saved with the jobs; pushing
+the pipeline again resets the registers and the count).
 """
 
 from __future__ import annotations
@@ -45,12 +49,13 @@ JOB_TABLE = "ina_job"
 JOB_ACTION = "ina_child"
 REWRITE_TABLE = "ina_result_rewrite"
 REWRITE_ACTION = "set_dst"
-REGISTERS_TO_ZERO = ("ina_bitmap", "ina_count")
+CELL_REGISTER = "ina_bitmap"  # its size is the program's cell count (2 per slot)
 DEFAULT_TOTAL_SLOTS = 256  # INA_SLOTS of p4/aggregation.p4
 DEFAULT_JOB_SLOTS = 64  # the workers' default window
 MAX_CHILDREN = 32  # the bits of a cell's bitmap
 MAX_JOB_ID = 0xFFFF
 MAX_MCAST_GRP = 0xFFFF
+MAX_EPOCH = 0xFFFF_FFFF  # bit<32>; 0 is a cell no job has written
 
 
 class JobError(ValueError):
@@ -147,7 +152,6 @@ class SwitchEntries:
     job_rows: list[TableEntry]
     group: MulticastGroup
     rewrites: list[TableEntry]  # all the worker ports' rows (shared between jobs)
-    cells: tuple[int, int]  # register cells [first, end) to zero
 
 
 @dataclass
@@ -159,17 +163,19 @@ class Job:
     slots: int
     region_base: int
     mcast_grp: int
+    epoch: int
     tree: Tree
     switches: dict[str, SwitchEntries]
     aggregator: dict[str, str]  # worker -> the address it sends its contributions to
 
     def record(self) -> dict[str, Any]:
         return {"job_id": self.job_id, "workers": list(self.workers), "slots": self.slots,
-                "region_base": self.region_base, "mcast_grp": self.mcast_grp}
+                "region_base": self.region_base, "mcast_grp": self.mcast_grp,
+                "epoch": self.epoch}
 
 
 def plan_job(topo: Topology, job_id: int, workers: Sequence[str], slots: int,
-             region_base: int, mcast_grp: int) -> Job:
+             region_base: int, mcast_grp: int, epoch: int) -> Job:
     """The entries of a job whose resources are already chosen."""
     tree = compute_tree(topo, workers)
     out: dict[str, SwitchEntries] = {}
@@ -178,17 +184,17 @@ def plan_job(topo: Topology, job_id: int, workers: Sequence[str], slots: int,
         is_root = node.parent_port is None
         params = {"fan_in": fan_in, "is_root": int(is_root),
                   "parent_port": 0 if node.parent_port is None else node.parent_port,
-                  "mcast_grp": mcast_grp, "region_base": region_base}
+                  "mcast_grp": mcast_grp, "region_base": region_base, "epoch": epoch}
         rows = [_job_row(job_id, c.port, i, params) for i, c in enumerate(node.children)]
         if node.parent_port is not None:
             rows.append(_job_row(job_id, node.parent_port, fan_in, params))
         group = MulticastGroup(mcast_grp, [c.port for c in node.children])
         rewrites = [rewrite_row(topo, c.port, c.node, name) for c in node.children
                     if c.node in topo.hosts]
-        out[name] = SwitchEntries(name, rows, group, rewrites,
-                                  (region_base * 2, (region_base + slots) * 2))
+        out[name] = SwitchEntries(name, rows, group, rewrites)
     aggregator = {w: topo.switches[topo.attachment(w).switch].aggregator_ip for w in workers}
-    return Job(job_id, tuple(workers), slots, region_base, mcast_grp, tree, out, aggregator)
+    return Job(job_id, tuple(workers), slots, region_base, mcast_grp, epoch, tree, out,
+               aggregator)
 
 
 def _job_row(job_id: int, port: int, child_index: int, params: dict[str, int]) -> TableEntry:
@@ -258,6 +264,12 @@ class JobTable:
     topology: Topology
     total_slots: int = DEFAULT_TOTAL_SLOTS
     jobs: dict[int, Job] = field(default_factory=dict)
+    next_epoch: int = 1
+
+    def reset(self) -> None:
+        """Forget every job: the switches run a freshly pushed pipeline."""
+        self.jobs.clear()
+        self.next_epoch = 1
 
     def create(self, job_id: int, workers: Sequence[str],
                slots: int = DEFAULT_JOB_SLOTS) -> Change:
@@ -280,7 +292,12 @@ class JobTable:
         base = allocate_region(((j.region_base, j.region_base + j.slots)
                                 for j in self.jobs.values()), self.total_slots, slots)
         group = allocate_group(j.mcast_grp for j in self.jobs.values())
-        job = plan_job(self.topology, job_id, list(workers), slots, base, group)
+        if self.next_epoch > MAX_EPOCH:
+            raise JobError(f"job {job_id}: the switches' {MAX_EPOCH} job epochs are used "
+                           "up; push the pipeline again (ina ctl setup) to start over")
+        job = plan_job(self.topology, job_id, list(workers), slots, base, group,
+                       self.next_epoch)
+        self.next_epoch += 1
         installed = self._rewrites_in_use()
         change = Change(job, {name: [r for r in sw.rewrites if _key(name, r) not in installed]
                               for name, sw in job.switches.items()})
@@ -308,7 +325,7 @@ class JobTable:
     # ------------------------------------------------------------------ state
 
     def to_json(self) -> dict[str, Any]:
-        return {"total_slots": self.total_slots,
+        return {"total_slots": self.total_slots, "next_epoch": self.next_epoch,
                 "jobs": [self.jobs[j].record() for j in sorted(self.jobs)]}
 
     @classmethod
@@ -319,11 +336,14 @@ class JobTable:
         try:
             if not isinstance(data, dict):
                 raise TypeError("expected a JSON object")
-            table = cls(topology, int(data["total_slots"]))
+            table = cls(topology, int(data["total_slots"]), next_epoch=int(data["next_epoch"]))
             for rec in data["jobs"]:
                 job = plan_job(topology, int(rec["job_id"]), [str(w) for w in rec["workers"]],
                                int(rec["slots"]), int(rec["region_base"]),
-                               int(rec["mcast_grp"]))
+                               int(rec["mcast_grp"]), int(rec["epoch"]))
+                if not 0 < job.epoch < table.next_epoch:
+                    raise ValueError(f"job {job.job_id}: epoch {job.epoch} is not below "
+                                     f"next_epoch {table.next_epoch}")
                 table.jobs[job.job_id] = job
         except (KeyError, TypeError, ValueError) as e:
             detail = f": {e}" if str(e) else ""

@@ -59,6 +59,10 @@ ElectionId = tuple[int, int]
 PipelineAction = p4runtime_pb2.SetForwardingPipelineConfigRequest.Action
 DETAILS_KEY = "grpc-status-details-bin"
 MAX_MESSAGE = 256 * 1024 * 1024
+# The per-update errors of a failed batch come back as trailing metadata, which gRPC
+# limits to 16 KiB by default: a batch of a few hundred failed updates exceeds that, and
+# the call then fails with RESOURCE_EXHAUSTED instead of saying what went wrong.
+MAX_METADATA = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,9 @@ class P4RuntimeClient:
         wait = self.timeout if timeout is None else timeout
         self._channel = grpc.insecure_channel(
             self.address, options=[("grpc.max_receive_message_length", MAX_MESSAGE),
-                                   ("grpc.max_send_message_length", MAX_MESSAGE)])
+                                   ("grpc.max_send_message_length", MAX_MESSAGE),
+                                   ("grpc.max_metadata_size", MAX_METADATA),
+                                   ("grpc.absolute_max_metadata_size", MAX_METADATA)])
         try:
             grpc.channel_ready_future(self._channel).result(timeout=wait)
         except grpc.FutureTimeoutError:

@@ -62,7 +62,7 @@ def format_entry(schema: P4InfoSchema, entry: TableEntry) -> str:
 def format_job(job: Job) -> list[str]:
     lines = [f"job {job.job_id}: workers {','.join(job.workers)}; root {job.tree.root}; "
              f"slots {job.region_base}..{job.region_base + job.slots - 1} ({job.slots}); "
-             f"multicast group {job.mcast_grp}"]
+             f"multicast group {job.mcast_grp}; epoch {job.epoch}"]
     for name, node in job.tree.switches.items():
         kids = ", ".join(f"{c.node}@{c.port}" for c in node.children)
         up = "root" if node.parent_port is None else f"parent port {node.parent_port}"

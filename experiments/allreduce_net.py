@@ -29,6 +29,7 @@ from controller.pipeline import PipelineFiles
 from controller.topology import Topology, sorted_names
 from experiments.jobspec import TARGETS, AgentSpec
 from experiments.options import RunError
+from topologies.kernel_impair import HostLink, KernelImpairError, impair_host_links
 from topologies.netutil import mininet_lock
 from topologies.nodes import BMv2Switch, InaSwitch, bmv2_missing, ina_command
 from topologies.spec import parse_topo_spec
@@ -148,14 +149,32 @@ class AllReduceNet:
 
     def impair(self, spec: str) -> None:
         """Set ``spec`` (``loss=0.01,direction=both``; ``none`` clears) on every port of
-        every switch, through ``ina switch-cli`` (built-in switch only)."""
+        every switch: through ``ina switch-cli`` on the built-in switch, in the kernel
+        on BMv2 (``topologies.kernel_impair``: loss and duplication, host links only)."""
         if self.target != "builtin":
-            raise RunError(f"impairments need the built-in switch, not {self.target}")
+            try:
+                topo = self.ctl.topology
+                impair_host_links(self._host_links(), spec, has_switch_links=any(
+                    topo.switch_neighbours(sw) for sw in topo.switches))
+            except KernelImpairError as e:
+                raise RunError(f"impairment {spec!r} on {self.target}: {e}") from None
+            return
         for sw in self.switches():
             reply = sw.cli("impair", "all", spec)
             if reply.returncode != 0:
                 raise RunError(f"ina switch-cli impair all {spec} on {sw.name}: "
                                f"{reply.stderr.strip()}")
+
+    def _host_links(self) -> list[HostLink]:
+        out = []
+        for name in self.hosts:
+            host = self.net.get(name)
+            for intf in host.intfList():
+                if intf.link is None:
+                    continue
+                peer = intf.link.intf2 if intf.link.intf1 is intf else intf.link.intf1
+                out.append(HostLink(host, intf.name, peer.name))
+        return out
 
     def create_job(self, job_id: int, workers: list[str], slots: int) -> Job:
         return self.ctl.create_job(job_id, workers, slots=slots)

@@ -56,11 +56,10 @@ class RunOptions:
             raise RunError(problem)
 
     def cross_check(self) -> str | None:
-        """What is wrong with the combination of options (None when nothing is)."""
-        for name in ("loss", "duplicate"):
-            if getattr(self, name) and self.target != "builtin":
-                return (f"--{name} needs the built-in switch (ina switch-cli), not --target "
-                        f"{self.target}")
+        """What is wrong with the combination of options (None when nothing is). Loss
+        and duplication work on every target: BMv2 gets them from the kernel
+        (``topologies.kernel_impair``), which refuses what it cannot do when the network
+        runs."""
         return None
 
     @property

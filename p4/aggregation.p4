@@ -9,18 +9,23 @@
  *
  * Control plane (the table, action and parameter names are a contract):
  *  - ina_job (job_id, ingress_port) -> ina_child(child_index, fan_in, is_root,
- *    parent_port, mcast_grp, region_base): one entry per child port of the job, and on
- *    a non-root switch one for the parent port too (same parameters; its child_index
- *    is not used): RESULTs are accepted only on that entry's port, contributions never.
- *    child_index is the child's bit in the cell bitmap (< 32); fan_in is how many
- *    children there are; mcast_grp replicates once to every child port. A miss drops.
+ *    parent_port, mcast_grp, region_base, epoch): one entry per child port of the job,
+ *    and on a non-root switch one for the parent port too (same parameters; its
+ *    child_index is not used): RESULTs are accepted only on that entry's port,
+ *    contributions never. child_index is the child's bit in the cell bitmap (< 32);
+ *    fan_in is how many children there are; mcast_grp replicates once to every child
+ *    port; epoch tags the cells the job writes (see below). A miss drops.
  *  - ina_result_rewrite (egress_port) -> set_dst(dmac, dip, sip): a RESULT leaving on
  *    that port goes to that worker (Ethernet/IPv4 destination) from the aggregator
  *    address sip.
  *  - ipv4_lpm: as in ipv4_forward.p4 (but IPv4 packets with options are dropped).
- * A region of S slots starting at region_base uses cells (region_base + s) * 2 + v;
- * the controller must zero them (ina_bitmap at least) before giving them to a job. The
- * switch cannot tell where a region ends: a worker's slot must stay below the job's S.
+ * A region of S slots starting at region_base uses cells (region_base + s) * 2 + v.
+ * Every cell remembers the epoch of the job that last wrote it (ina_epoch), and a cell
+ * of another epoch counts as empty: so a region needs no zeroing before a new job uses
+ * it (P4Runtime servers need not implement register writes; BMv2's does not), as long
+ * as the controller never gives two jobs the same non-zero epoch while the pipeline
+ * runs. The switch cannot tell where a region ends: a worker's slot must stay below
+ * the job's S.
  *
  * Defines: INA_K (values per packet: 8, 16, 32, 64, 128 or 256; default 64) and
  * INA_SLOTS (slots in the register arrays, shared by all jobs; default 256). */
@@ -49,6 +54,7 @@ struct metadata_t {
     bit<9>  parent_port;
     bit<16> mcast_grp;
     bit<32> region_base;
+    bit<32> epoch;
 }
 
 parser InaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
@@ -107,12 +113,16 @@ control InaVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 
 control InaIngress(inout headers_t hdr, inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
-    /* Per cell: the children that have contributed (bit child_index), how many of them
-     * (== fan_in: complete; kept until the cell's next first writer, because children
-     * that move on to the other version clear their bit here), and the max exponent. */
+    /* Per cell: the epoch of the job that wrote it, the children that have contributed
+     * (bit child_index), how many of them (== fan_in: complete; kept until the cell's
+     * next first writer, because children that move on to the other version clear
+     * their bit here), and the max exponent, stored as exponent + 128 (an unsigned
+     * offset: BMv2 reads a register<int<8>> back as unsigned, so the register holds
+     * bit<8> values whose unsigned order is the exponents' order). */
+    register<bit<32>>(INA_CELLS) ina_epoch;
     register<bit<32>>(INA_CELLS) ina_bitmap;
     register<bit<32>>(INA_CELLS) ina_count;
-    register<int<8>>(INA_CELLS) ina_exponent;
+    register<bit<8>>(INA_CELLS) ina_exponent;
     INA_FOR_EACH_LANE(INA_DECLARE_LANE)
 
     action drop() {
@@ -134,13 +144,15 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
     }
 
     action ina_child(bit<16> child_index, bit<16> fan_in, bit<1> is_root,
-                     bit<9> parent_port, bit<16> mcast_grp, bit<32> region_base) {
+                     bit<9> parent_port, bit<16> mcast_grp, bit<32> region_base,
+                     bit<32> epoch) {
         meta.child_index = child_index;
         meta.fan_in = fan_in;
         meta.is_root = is_root;
         meta.parent_port = parent_port;
         meta.mcast_grp = mcast_grp;
         meta.region_base = region_base;
+        meta.epoch = epoch;
     }
 
     table ina_job {
@@ -195,41 +207,52 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
             return;
         }
 
-        /* A contribution from child meta.child_index. */
-        bit<32> me = (bit<32>)1 << meta.child_index;
+        /* A contribution from child meta.child_index (< 32: the cast loses nothing). */
+        bit<32> me = (bit<32>)1 << (bit<8>)meta.child_index;
         bit<32> cell = ((meta.region_base + (bit<32>)hdr.ina.slot) << 1)
             | (bit<32>)hdr.ina.version;
         if (cell >= INA_CELLS) {
             drop();
             return;
         }
+        bit<32> epoch;
         bit<32> bitmap;
         bit<32> count;
-        int<8> exponent;
+        bit<8> exponent;
         int<32> lane;
+        ina_epoch.read(epoch, cell);
         ina_bitmap.read(bitmap, cell);
         ina_count.read(count, cell);
         ina_exponent.read(exponent, cell);
+        if (epoch != meta.epoch) {
+            /* Left by an earlier job: empty for this one. */
+            bitmap = 0;
+            count = 0;
+        }
+        bit<8> my_exponent = ((bit<8>)hdr.ina.exponent) ^ 0x80;
         bool fresh = (bitmap & me) == 0;
         if (fresh) {
             /* Having sent this version, the child has the other version's result:
-             * its bit there goes, so that cell can be reused. */
+             * its bit there goes, so that cell can be reused (a cell of an earlier
+             * job keeps its epoch, so it stays empty for this one). */
             bit<32> other_bitmap;
             ina_bitmap.read(other_bitmap, cell ^ 1);
             ina_bitmap.write(cell ^ 1, other_bitmap & ~me);
             ina_bitmap.write(cell, bitmap | me);
+            ina_epoch.write(cell, meta.epoch);
             if (bitmap == 0) {
                 count = 1;
                 INA_FOR_EACH_LANE(INA_REPLACE_LANE)
             } else {
                 count = count + 1;
-                if (exponent > hdr.ina.exponent) {
-                    hdr.ina.exponent = exponent;
+                if (exponent > my_exponent) {
+                    my_exponent = exponent;
+                    hdr.ina.exponent = (int<8>)(exponent ^ 0x80);
                 }
                 INA_FOR_EACH_LANE(INA_ADD_LANE)
             }
             ina_count.write(cell, count);
-            ina_exponent.write(cell, hdr.ina.exponent);
+            ina_exponent.write(cell, my_exponent);
             if (count != (bit<32>)meta.fan_in) {
                 drop();  /* absorbed */
                 return;
@@ -240,7 +263,7 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
                 drop();
                 return;
             }
-            hdr.ina.exponent = exponent;
+            hdr.ina.exponent = (int<8>)(exponent ^ 0x80);
             INA_FOR_EACH_LANE(INA_READ_LANE)
         }
 

@@ -286,8 +286,31 @@ class BMv2Switch(P4RuntimeSwitch):
 
     kind = "simple_switch_grpc"
 
+    def __init__(self, name: str, thrift_port: int | None = None, **params: Any):
+        super().__init__(name, **params)
+        self.thrift_port = thrift_port
+
     def executable(self) -> list[str]:
         return ["simple_switch_grpc"]
+
+    def command(self) -> list[str]:
+        """Every simple_switch_grpc also serves BMv2's Thrift API (9090 unless told
+        otherwise); a second switch on the same port would never serve P4Runtime, so
+        each gets a port of its own."""
+        argv = super().command()
+        cut = argv.index("--")
+        return argv[:cut] + ["--thrift-port", str(self.thrift_port)] + argv[cut:]
+
+    def start(self, controllers: Sequence[Any]) -> None:
+        if self.grpc_port is None:
+            self.grpc_port = free_tcp_port()
+        while self.thrift_port is None or self.thrift_port == self.grpc_port:
+            self.thrift_port = free_tcp_port()
+        with open(self.log_file, "a") as log:
+            log.write(f"# {self.name}: P4Runtime on {self.grpc_address}, Thrift on port "
+                      f"{self.thrift_port} (simple_switch_CLI --thrift-port "
+                      f"{self.thrift_port})\n")
+        super().start(controllers)
 
     def program_args(self) -> list[str]:
         if self.program is not None and self.program.suffix == ".p4":

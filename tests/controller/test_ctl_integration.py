@@ -104,7 +104,10 @@ def test_setup_installs_routes(ctl: Controller, star: Star) -> None:
 
 def test_job_create_installs_entries_that_aggregate(ctl: Controller, star: Star) -> None:
     client = ctl.client("s1")
-    client.write_register("ina_bitmap", 2 * 10, 0xFF)  # a dirty cell in the job's region
+    # slot 5 version 1 left dirty (as by an earlier job): the job's epoch makes it empty
+    client.write_register("ina_bitmap", 2 * 5 + 1, 0b0110)
+    client.write_register("ina_count", 2 * 5 + 1, 2)
+    client.write_register("ina_lane_0", 2 * 5 + 1, 1000)
     job = ctl.create_job(3, ["h1", "h2", "h3", "h4"], slots=16)
     rows = dump(client, "ina_job")
     assert [(int(r.match["hdr.ina.job_id"].value),
@@ -112,13 +115,13 @@ def test_job_create_installs_entries_that_aggregate(ctl: Controller, star: Star)
         (3, 1), (3, 2), (3, 3), (3, 4)]
     assert [r.params for r in rows] == [
         {"child_index": i, "fan_in": 4, "is_root": 1, "parent_port": 0, "mcast_grp": 1,
-         "region_base": 0} for i in range(4)]
+         "region_base": 0, "epoch": 1} for i in range(4)]
     assert client.read_multicast_groups(1) == [
         MulticastGroup(1, [Replica(p) for p in (1, 2, 3, 4)])]
     rewrites = dump(client, "ina_result_rewrite")
     assert [r.params for r in rewrites] == [
         {"dmac": p, "dip": 0x0A000000 + p, "sip": 0x0A0000FE} for p in (1, 2, 3, 4)]
-    assert client.read_register("ina_bitmap", 20) == {20: 0}
+    assert client.read_register("ina_bitmap", 11) == {11: 0b0110}  # no register writes
     assert job.aggregator["h1"] == "10.0.0.254"
 
     # all four contribute to slot 5 version 1: the sum comes back to everyone
@@ -134,8 +137,26 @@ def test_job_create_installs_entries_that_aggregate(ctl: Controller, star: Star)
         job_id, slot, version, flags, exponent, _, _ = struct.unpack(">HHBBbBI", payload[:12])
         assert (job_id, slot, version, flags, exponent) == (3, 5, 1, 1, 3)
         assert list(struct.unpack(f">{K}i", payload[12:])) == [-94] * K
+    assert client.read_register("ina_epoch", 11) == {11: 1}
     # another job id on the same ports is not installed: dropped
     assert star.inject(1, contribution(1, 4, 0, 0, [1] * K)) == []
+
+
+def test_a_new_job_in_a_freed_region_starts_from_empty_cells(ctl: Controller,
+                                                             star: Star) -> None:
+    ctl.create_job(1, ["h1", "h2"], slots=8)
+    # h1 contributes to slot 2 version 0, h2 never does: the cell stays half full
+    assert star.inject(1, contribution(1, 1, 2, 0, [7] * K)) == []
+    ctl.delete_job(1)
+    job = ctl.create_job(2, ["h1", "h2"], slots=8)
+    assert (job.region_base, job.epoch) == (0, 2)
+    # h1's contribution to the same cell is new, not a retransmission of job 1's
+    assert star.inject(1, contribution(1, 2, 2, 0, [1] * K)) == []
+    outs = star.inject(2, contribution(2, 2, 2, 0, [2] * K))
+    assert sorted(p for p, _ in outs) == [1, 2]
+    for _, frame in outs:
+        payload = bytes(Ether(frame)[UDP].payload)
+        assert list(struct.unpack(f">{K}i", payload[12:])) == [3] * K
 
 
 def test_job_delete_removes_exactly_what_create_installed(ctl: Controller) -> None:
@@ -193,7 +214,7 @@ def test_cli_session(star: Star, aggregation: PipelineFiles, tmp_path: Path,
                              "h1,h3", "--slots", "16")
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        "job 5: workers h1,h3; root s1; slots 0..15 (16); multicast group 1",
+        "job 5: workers h1,h3; root s1; slots 0..15 (16); multicast group 1; epoch 1",
         "  s1: root; children h1@1, h3@3",
         "  aggregator address: 10.0.0.254"]
     assert (tmp_path / "net.jobs.json").exists()
@@ -203,9 +224,11 @@ def test_cli_session(star: Star, aggregation: PipelineFiles, tmp_path: Path,
     assert out.splitlines() == [
         "InaIngress.ina_job: 2 entries",
         "  ina_job hdr.ina.job_id=5 standard_metadata.ingress_port=1 -> ina_child("
-        "child_index=0, fan_in=2, is_root=1, parent_port=0, mcast_grp=1, region_base=0)",
+        "child_index=0, fan_in=2, is_root=1, parent_port=0, mcast_grp=1, region_base=0, "
+        "epoch=1)",
         "  ina_job hdr.ina.job_id=5 standard_metadata.ingress_port=3 -> ina_child("
-        "child_index=1, fan_in=2, is_root=1, parent_port=0, mcast_grp=1, region_base=0)"]
+        "child_index=1, fan_in=2, is_root=1, parent_port=0, mcast_grp=1, region_base=0, "
+        "epoch=1)"]
     code, out, _ = ctl_cli(capsys, topo, "table", "dump", "s1")
     assert "InaEgress.ina_result_rewrite: 2 entries" in out.splitlines()
     assert ("  ina_result_rewrite standard_metadata.egress_port=3 -> set_dst("

@@ -27,12 +27,13 @@ def star(n: int) -> Topology:
 
 
 def job_row(job: int, port: int, child: int, fan_in: int, is_root: int, parent: int,
-            group: int, base: int) -> TableEntry:
+            group: int, base: int, epoch: int = 1) -> TableEntry:
     return TableEntry("ina_job", {"hdr.ina.job_id": job,
                                   "standard_metadata.ingress_port": port},
                       "ina_child", {"child_index": child, "fan_in": fan_in,
                                     "is_root": is_root, "parent_port": parent,
-                                    "mcast_grp": group, "region_base": base})
+                                    "mcast_grp": group, "region_base": base,
+                                    "epoch": epoch})
 
 
 def rewrite(port: int, host: int, sip: str = "10.0.0.254") -> TableEntry:
@@ -53,7 +54,7 @@ def test_star4_job_entries_exactly() -> None:
     assert s1.group == MulticastGroup(1, [Replica(1), Replica(2), Replica(3), Replica(4)])
     assert s1.rewrites == [rewrite(p, p) for p in (1, 2, 3, 4)]
     assert change.rewrites == {"s1": s1.rewrites}
-    assert s1.cells == (0, 64)
+    assert job.epoch == 1
     assert job.aggregator == {f"h{i}": "10.0.0.254" for i in (1, 2, 3, 4)}
 
 
@@ -64,9 +65,8 @@ def test_second_job_gets_the_next_region_and_group_and_shares_rewrites() -> None
     job = change.job
     assert (job.region_base, job.mcast_grp) == (64, 2)
     s1 = job.switches["s1"]
-    assert s1.job_rows == [job_row(2, 2, 0, 3, 1, 0, 2, 64), job_row(2, 3, 1, 3, 1, 0, 2, 64),
-                           job_row(2, 4, 2, 3, 1, 0, 2, 64)]
-    assert s1.cells == (128, 328)
+    assert s1.job_rows == [job_row(2, p, p - 2, 3, 1, 0, 2, 64, epoch=2) for p in (2, 3, 4)]
+    assert job.epoch == 2
     # port 2's rewrite row is job 1's already: job 2 installs only ports 3 and 4
     assert change.rewrites == {"s1": [rewrite(3, 3), rewrite(4, 4)]}
     # deleting job 1 keeps port 2's row (job 2 uses it) and removes port 1's
@@ -87,6 +87,7 @@ def test_regions_first_fit_and_reuse_after_delete() -> None:
     table.delete(1)
     job4 = table.create(4, ["h2"], slots=60).job
     assert (job4.region_base, job4.mcast_grp) == (0, 1)  # job 1's region and group
+    assert job4.epoch == 4  # never job 1's: its cells must count as empty
     assert table.jobs[3].mcast_grp == 3
 
 
@@ -181,16 +182,23 @@ def test_state_round_trip(tmp_path: Path) -> None:
     table.create(1, ["h3", "h4"], slots=16)
     path = tmp_path / "jobs.json"
     table.save(path)
-    assert json.loads(path.read_text()) == {"total_slots": 128, "jobs": [
+    assert json.loads(path.read_text()) == {"total_slots": 128, "next_epoch": 3, "jobs": [
         {"job_id": 1, "workers": ["h3", "h4"], "slots": 16, "region_base": 16,
-         "mcast_grp": 2},
+         "mcast_grp": 2, "epoch": 2},
         {"job_id": 3, "workers": ["h1", "h2"], "slots": 16, "region_base": 0,
-         "mcast_grp": 1}]}
+         "mcast_grp": 1, "epoch": 1}]}
     again = JobTable.load(topo, path)
-    assert again.total_slots == 128
+    assert (again.total_slots, again.next_epoch) == (128, 3)
     assert {j: again.jobs[j].switches for j in again.jobs} == {
         j: table.jobs[j].switches for j in table.jobs}
+    assert again.create(2, ["h1"], slots=1).job.epoch == 3
     assert JobTable.load(topo, tmp_path / "none.json").jobs == {}
     path.write_text('{"jobs": 3}')
     with pytest.raises(JobError, match="jobs.json: not a job state written by `ina ctl`"):
+        JobTable.load(topo, path)
+    path.write_text('{"total_slots": 128, "next_epoch": 2, "jobs": [{"job_id": 1, '
+                    '"workers": ["h1"], "slots": 4, "region_base": 0, "mcast_grp": 1, '
+                    '"epoch": 2}]}')
+    with pytest.raises(JobError, match="jobs.json: not a job state written by `ina ctl`: "
+                       "job 1: epoch 2 is not below next_epoch 2"):
         JobTable.load(topo, path)

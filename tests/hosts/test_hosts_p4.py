@@ -23,6 +23,7 @@ K = 16
 AGG_IP = "10.0.0.254"
 SWITCH_MAC = "02:00:00:00:00:fe"
 GROUP = 1
+EPOCH = 1  # the job's epoch (every cell starts at epoch 0: empty)
 SETTINGS = WorkerSettings(k=K, window=8, timeout=1e-3, min_timeout=1e-4, max_timeout=8e-3)
 
 
@@ -49,7 +50,7 @@ class P4Star:
         ports = list(range(1, n + 1))
         for i, port in enumerate(ports):
             self.sw.table_add("ina_job", [Exact(job), Exact(port)], "ina_child",
-                              [i, n, 1, 0, GROUP, region_base])
+                              [i, n, 1, 0, GROUP, region_base, EPOCH])
             self.sw.table_add("ina_result_rewrite", [Exact(port)], "set_dst",
                               [int.from_bytes(mac_bytes(worker_mac(i)), "big"),
                                int.from_bytes(ipv4_bytes(worker_ip(i)), "big"),
@@ -125,7 +126,8 @@ class P4Node:
         self.workers = workers
         children = [p for p, args in rows.items() if not (args[2] == 0 and p == args[3])]
         for port, args in rows.items():
-            self.sw.table_add("ina_job", [Exact(job), Exact(port)], "ina_child", args)
+            self.sw.table_add("ina_job", [Exact(job), Exact(port)], "ina_child",
+                              [*args, EPOCH])
         for port, i in workers.items():
             self.sw.table_add("ina_result_rewrite", [Exact(port)], "set_dst",
                               [int.from_bytes(mac_bytes(worker_mac(i)), "big"),

@@ -134,12 +134,12 @@ class Stf:
 
     def add_child(self, job: int, port: int, *, child_index: int, fan_in: int,
                   is_root: bool = True, parent_port: int = 0, mcast_grp: int = 1,
-                  region_base: int = 0) -> None:
+                  region_base: int = 0, epoch: int = 1) -> None:
         self.lines.append(
             f"add ina_job hdr.ina.job_id:{job} standard_metadata.ingress_port:{port} "
             f"ina_child(child_index:{child_index}, fan_in:{fan_in}, "
             f"is_root:{int(is_root)}, parent_port:{parent_port}, mcast_grp:{mcast_grp}, "
-            f"region_base:{region_base})")
+            f"region_base:{region_base}, epoch:{epoch})")
 
     def add_rewrite(self, host: Host) -> None:
         self.lines.append(

@@ -29,7 +29,8 @@ def build_switch(k: int, workers: int, slots: int) -> Any:
 
     sw = V1Switch(compile_file(str(PROGRAM), [], {"INA_K": str(k), "INA_SLOTS": str(slots)}))
     for i in range(workers):
-        sw.table_add("ina_job", [Exact(1), Exact(i + 1)], "ina_child", [i, workers, 1, 0, 1, 0])
+        sw.table_add("ina_job", [Exact(1), Exact(i + 1)], "ina_child",
+                     [i, workers, 1, 0, 1, 0, 1])
         w = worker(i + 1)
         sw.table_add("ina_result_rewrite", [Exact(w.port)], "set_dst", [w.mac, w.ip, AGGREGATOR_IP])
     sw.mc_group_set(1, [(i + 1, 0) for i in range(workers)])

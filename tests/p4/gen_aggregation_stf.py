@@ -46,13 +46,18 @@ def sums(*vectors: list[int]) -> list[int]:
     return [wrap32(sum(lane)) for lane in zip(*vectors, strict=True)]
 
 
+def exponent_cell(exponent: int) -> int:
+    """What ``ina_exponent`` holds for an exponent: exponent + 128 (unsigned)."""
+    return exponent + 128
+
+
 def root_job(stf: Stf, job: int, workers: list[Host], *, region_base: int = 0,
-             mcast_grp: int = 1, node: int = 0) -> None:
+             mcast_grp: int = 1, node: int = 0, epoch: int = 1) -> None:
     """Workers as children 0, 1, ... of job ``job`` on a root switch, one multicast
     group on their ports and the RESULT rewrite towards each of them."""
     for index, w in enumerate(workers):
         stf.add_child(job, w.port, child_index=index, fan_in=len(workers),
-                      mcast_grp=mcast_grp, region_base=region_base)
+                      mcast_grp=mcast_grp, region_base=region_base, epoch=epoch)
     stf.multicast_group(mcast_grp, [w.port for w in workers], node)
 
 
@@ -155,7 +160,7 @@ def first_writer() -> Stf:
     stf.blank()
     stf.comment("Leftovers in the version-1 cell (e.g. from an earlier job).")
     stf.raw(f"register_write ina_lane_0 {c1} 12345")
-    stf.raw(f"register_write ina_exponent {c1} 100")
+    stf.raw(f"register_write ina_exponent {c1} {exponent_cell(100)}")
     rounds = [
         (0, 2, [1, 2, 3, 4, 5, 6, 7, 8], [10, 20, 30, 40, 50, 60, 70, 80], (5, 5)),
         (1, 6, [9, -1, -1, -1, -1, -1, -1, -1], [3, 3, 3, 3, 3, 3, 3, 3], (2, -9)),
@@ -176,6 +181,49 @@ def first_writer() -> Stf:
         stf.wait()
         stf.register_read("ina_bitmap", this, 0b11)
         stf.register_read("ina_bitmap", other, 0)
+    return stf
+
+
+def earlier_epoch() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "Cells left by a job of another epoch count as empty: job 4 (epoch 2) uses\n"
+                "the region job 3 (epoch 1) left half full, with no register written in\n"
+                "between. A cell never written (epoch 0) is empty too.")
+    w1, w2 = worker(1), worker(2)
+    root_job(stf, 3, [w1, w2], epoch=1)
+    root_job(stf, 4, [w1, w2], mcast_grp=2, node=1, epoch=2)
+    rewrites(stf, [w1, w2])
+    a, b = [1, 2, 3, 4, 5, 6, 7, 8], [10, 10, 10, 10, 10, 10, 10, 10]
+    c0, c1 = cell(0, 1, 0), cell(0, 1, 1)
+    stf.blank()
+    stf.comment("Job 3: w1 contributes to both versions of slot 1; w2 never comes.")
+    stf.packet(1, contribution(w1, Agg(3, 1, 0, 1, [100] * 8, exponent=50)))
+    stf.packet(1, contribution(w1, Agg(3, 1, 1, 9, [200] * 8, exponent=60)))
+    stf.wait()
+    stf.register_read("ina_epoch", c0, 1)
+    stf.register_read("ina_bitmap", c1, 0b01)
+    stf.blank()
+    stf.comment("Job 4, same cells: w1's contribution is new (not a duplicate), replaces\n"
+                "the values and the exponent, and takes the cell for epoch 2.")
+    stf.packet(1, contribution(w1, Agg(4, 1, 0, 1, a, exponent=-3)))
+    stf.wait()
+    stf.register_read("ina_epoch", c0, 2)
+    stf.register_read("ina_bitmap", c0, 0b01)
+    stf.register_read("ina_count", c0, 1)
+    stf.register_read("ina_exponent", c0, exponent_cell(-3))
+    stf.packet(2, contribution(w2, Agg(4, 1, 0, 1, b, exponent=-5)))
+    expect_results(stf, [w1, w2], Agg(4, 1, 0, 1, sums(a, b), exponent=-3,
+                                      flags=FLAG_RESULT))
+    stf.wait()
+    stf.blank()
+    stf.comment("Version 1 still holds job 3's half: job 4's first round there is fresh.")
+    stf.packet(2, contribution(w2, Agg(4, 1, 1, 9, b, exponent=0)))
+    stf.packet(1, contribution(w1, Agg(4, 1, 1, 9, a, exponent=-1)))
+    expect_results(stf, [w1, w2], Agg(4, 1, 1, 9, sums(a, b), exponent=0,
+                                      flags=FLAG_RESULT))
+    stf.wait()
+    stf.register_read("ina_epoch", c1, 2)
     return stf
 
 
@@ -216,7 +264,7 @@ def duplicate_incomplete() -> Stf:
     stf.wait()
     stf.register_read("ina_count", cell(0, 0, 0), 1)
     stf.register_read("ina_lane_0", cell(0, 0, 0), 5)
-    stf.register_read("ina_exponent", cell(0, 0, 0), 1)
+    stf.register_read("ina_exponent", cell(0, 0, 0), exponent_cell(1))
     stf.blank()
     stf.packet(2, contribution(w2, Agg(2, 0, 0, 0, b, exponent=0)))
     expect_results(stf, [w1, w2], Agg(2, 0, 0, 0, sums(a, b), exponent=1, flags=FLAG_RESULT))
@@ -293,7 +341,7 @@ def isolation() -> Stf:
     stf.register_read("ina_bitmap", cell(0, 0, 0), 0)
     stf.comment("A miss drops whatever the default action is.")
     stf.raw("setdefault ina_job ina_child(child_index:5, fan_in:1, is_root:1, parent_port:0, "
-            "mcast_grp:1, region_base:0)")
+            "mcast_grp:1, region_base:0, epoch:1)")
     stf.packet(3, contribution(w3, Agg(7, 0, 0, 0, a)))
     stf.wait()
     stf.raw("setdefault ina_job drop()")
@@ -519,6 +567,7 @@ SCENARIOS: dict[str, Callable[[], Stf]] = {
     "two_workers": two_workers,
     "three_workers": three_workers,
     "first_writer": first_writer,
+    "earlier_epoch": earlier_epoch,
     "exponent_max": exponent_max,
     "duplicate_incomplete": duplicate_incomplete,
     "retransmit_complete": retransmit_complete,

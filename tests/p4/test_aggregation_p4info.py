@@ -73,7 +73,7 @@ def test_ina_job(p4info: p4info_pb2.P4Info) -> None:
     assert _actions(p4info, table) == ({"ina_child", "drop"}, "drop")
     assert _params(p4info, "ina_child") == [
         ("child_index", 16), ("fan_in", 16), ("is_root", 1), ("parent_port", 9),
-        ("mcast_grp", 16), ("region_base", 32)]
+        ("mcast_grp", 16), ("region_base", 32), ("epoch", 32)]
 
 
 def test_ina_result_rewrite(p4info: p4info_pb2.P4Info) -> None:
@@ -100,7 +100,7 @@ def test_registers_hold_two_versions_of_every_slot(p4info: p4info_pb2.P4Info) ->
     sizes = {r.preamble.alias: r.size for r in p4info.registers}
     lanes = [name for name in sizes if name.startswith("ina_lane_")]
     assert sorted(lanes) == sorted(f"ina_lane_{i}" for i in range(64))
-    assert set(sizes) == {"ina_bitmap", "ina_count", "ina_exponent", *lanes}
+    assert set(sizes) == {"ina_epoch", "ina_bitmap", "ina_count", "ina_exponent", *lanes}
     assert set(sizes.values()) == {2 * 256}
 
 

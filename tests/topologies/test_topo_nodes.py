@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from topo_helpers import SWITCH, PairTopo, need_root, write_fake_switch
+from topo_helpers import (
+    SWITCH,
+    TWO_SWITCHES,
+    PairTopo,
+    TwoSwitchTopo,
+    need_root,
+    write_fake_switch,
+)
 
 from topologies.netutil import StartError, is_listening, mininet_lock
 from topologies.nodes import BMv2Switch, InaSwitch, bmv2_missing
@@ -61,12 +68,13 @@ def test_ina_switch_command_line(make_net: Callable[..., Any], tmp_path: Path) -
 
 def test_no_program_means_no_p4_and_device_id_from_the_name(
         make_net: Callable[..., Any], tmp_path: Path) -> None:
-    net = make_net(partial(BMv2Switch, log_dir=tmp_path, grpc_port=50124, trace=True))
+    net = make_net(partial(BMv2Switch, log_dir=tmp_path, grpc_port=50124, thrift_port=50125,
+                           trace=True))
     argv = net.get(SWITCH).command()
     assert argv == ["simple_switch_grpc", "--no-p4", "-i", f"1@{SWITCH}-eth1", "-i",
                     f"2@{SWITCH}-eth2", "--device-id", "1", "--log-file",
-                    str(tmp_path / f"{SWITCH}.trace"), "--", "--grpc-server-addr",
-                    "127.0.0.1:50124"]
+                    str(tmp_path / f"{SWITCH}.trace"), "--thrift-port", "50125", "--",
+                    "--grpc-server-addr", "127.0.0.1:50124"]
 
 
 def test_start_waits_for_the_grpc_port_and_stop_ends_the_process(
@@ -114,3 +122,29 @@ def test_bmv2_switch_runs_simple_switch_grpc(make_net: Callable[..., Any],
     assert compiled.p4info.exists() and compiled.device_config.exists()
     net.start()
     assert is_listening("127.0.0.1", int(sw.grpc_address.rsplit(":", 1)[1]))
+
+
+def test_two_bmv2_switches_each_get_their_own_thrift_port(tmp_path: Path) -> None:
+    """simple_switch_grpc serves Thrift on 9090 unless told otherwise, and a second one
+    on the same port never serves P4Runtime: each switch is given a free port."""
+    need_root()
+    reason = bmv2_missing()
+    if reason:
+        pytest.skip(reason)
+    from mininet.net import Mininet
+
+    with mininet_lock():
+        net = Mininet(topo=TwoSwitchTopo(), switch=partial(BMv2Switch, log_dir=tmp_path),
+                      controller=None)
+        try:
+            net.start()
+            switches = [net.get(name) for name in TWO_SWITCHES]
+            thrift = [sw.thrift_port for sw in switches]
+            assert None not in thrift and len(set(thrift)) == 2
+            for sw in switches:
+                assert is_listening("127.0.0.1", int(sw.grpc_address.rsplit(":", 1)[1]))
+                assert is_listening("127.0.0.1", sw.thrift_port)
+                assert (f"Thrift on port {sw.thrift_port} (simple_switch_CLI --thrift-port "
+                        f"{sw.thrift_port})") in (tmp_path / f"{sw.name}.log").read_text()
+        finally:
+            net.stop()

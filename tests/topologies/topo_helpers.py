@@ -44,6 +44,20 @@ class PairTopo(Topo):  # type: ignore[misc]
             self.addLink(host, switch, port1=0, port2=i)
 
 
+TWO_SWITCHES = ("q4s1", "q4s2")
+
+
+class TwoSwitchTopo(Topo):  # type: ignore[misc]
+    """Two switches in a line, a host on each."""
+
+    def build(self) -> None:  # type: ignore[override]
+        left, right = (self.addSwitch(name) for name in TWO_SWITCHES)
+        for i, switch in enumerate((left, right), start=1):
+            host = self.addHost(f"q4h{i}", ip=f"10.9.0.{i}/24")
+            self.addLink(host, switch, port1=0, port2=1)
+        self.addLink(left, right, port1=2, port2=2)
+
+
 def need_root() -> None:
     if os.geteuid() != 0:
         pytest.skip("needs root (Mininet)")
