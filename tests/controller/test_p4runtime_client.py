@@ -120,6 +120,23 @@ def test_write_errors_name_the_failed_entity(client: P4RuntimeClient) -> None:
         client.delete(TableEntry("l2", {"dst": 7}, "NoAction"))
 
 
+def test_a_large_failed_batch_says_what_failed(client: P4RuntimeClient) -> None:
+    """300 failed updates: their details exceed gRPC's default 16 KiB metadata limit,
+    which would turn the answer into RESOURCE_EXHAUSTED; the message names five."""
+    routes = [route(f"10.{i // 256}.{i % 256}.0/24", 1) for i in range(300)]
+    client.insert(*routes)
+    with pytest.raises(WriteError) as info:
+        client.insert(*routes)
+    err = info.value
+    assert (err.total, len(err.failures)) == (300, 300)
+    assert {f.code for f in err.failures} == {"ALREADY_EXISTS"}
+    lines = str(err).splitlines()
+    assert lines[0].endswith("Write: 300 of 300 updates failed")
+    assert [line.split(" (")[0] for line in lines[1:6]] == [
+        f"  update {i}" for i in range(5)]
+    assert lines[6:] == ["  ... and 295 more"]
+
+
 @pytest.mark.parametrize(("entry", "message"), [
     (TableEntry("nope", {}, "drop"),
      "the P4Info has no table 'nope'; its tables: CtlIngress.acl, CtlIngress.l2, "
