@@ -433,15 +433,11 @@ class StmtMixin(LoopMixin):
             return f"{self.expr(t.receiver)}.valid"
         if m == "setValid":
             h, u = self.header_ref(t.receiver)
-            if self.kind == "parser":
-                # p4c-bm2-ss makes it a write of the valid bit in a parser state (the
-                # fields keep their values) and BMv2's add_header elsewhere (the fields
-                # of a header that was invalid become 0)
-                self.em(f"{h}.valid = True")
-            else:
-                self.em(f"if not {h}.valid:")
-                self.em(f"    {h}.zero()")
-                self.em(f"    {h}.valid = True")
+            # BMv2's add_header, which p4c-bm2-ss emits in parser states and controls
+            # alike: the fields of a header that was invalid become 0
+            self.em(f"if not {h}.valid:")
+            self.em(f"    {h}.zero()")
+            self.em(f"    {h}.valid = True")
             self.union_siblings_invalid(t.receiver, u)
             return None
         if m == "setInvalid":

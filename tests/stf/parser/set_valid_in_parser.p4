@@ -1,8 +1,7 @@
 /*
- * parser/set_valid_in_parser: setValid in a parser state only sets the valid bit, as
- * p4c-bm2-ss compiles it there (a write of $valid$), so fields written while the
- * header was invalid keep their values; in a control it is BMv2's add_header, which
- * zeroes a header that was invalid.
+ * parser/set_valid_in_parser: setValid on an invalid header zeroes its fields, in a
+ * parser state as in a control: p4c-bm2-ss makes BMv2's add_header of it in both, so
+ * a field written while the header was invalid does not survive it.
  */
 
 #include <core.p4>
