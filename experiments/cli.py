@@ -1,82 +1,261 @@
-"""``ina run``: one all-reduce experiment on a Mininet topology.
+"""The experiment verbs of ``ina``: ``run``, ``show``, ``plot`` and ``model``.
 
-    ina run --topo star,4 --algo ina --size 100000 --check [--bw 100] [--loss 0.01]
+    ina run [FILE.toml] [--topo SPEC ...] [--algo A,B] [--size N,N] [--bw R,R]
+            [--loss P,P] [--repeat R] [--check] ...
+    ina show RUN_DIR [--markdown]
+    ina plot RUN_DIR [--out DIR]
+    ina model --workers N[,N] --size S[,S] [--bw MBPS] [--k K] [--alpha US]
 
-Prints the completion time, the goodput and (with ``--check``) whether every worker's
-result is bit-identical and within the quantization bound of the exact sum; writes
-``results.json`` and the switch logs to a new directory under ``--runs-dir``. Exit
-status 0 on success, 1 when the run or the check failed, 2 for bad options.
+``ina run`` measures every combination of the listed values in Mininet (root) and
+writes one run directory (``results.json``, ``results.csv``); exit status 0 when every
+point succeeded (and, with ``--check``, every result was right), 1 otherwise, 2 for
+bad options. ``show`` prints the run's table, ``plot`` draws its figures, ``model``
+prints the alpha-beta model without running anything.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from experiments.algorithms import ALGORITHMS
-from experiments.jobspec import TARGETS
-from hosts.inputs import DISTRIBUTIONS
-from hosts.wire import ALLOWED_K
+from experiments.options import FIELDS, RunError
 
-PROG = "ina run"
+RUN_HELP = """Run all-reduce experiments in Mininet (as root): every combination of the
+listed values, each --repeat times, in one run directory under --runs-dir.
+
+    ina run --topo star,4 --algo ina --size 100000 --check
+    ina run --topo star,4 --topo star,8 --algo ina,ring,ps,hd --size 1e6 --bw 10 --check
+    ina run experiments/speedup.toml
+
+Lists: --algo, --size, --bw and --loss take comma-separated values, --topo repeats.
+An experiment file (TOML) takes the same options as keys (runs_dir for --runs-dir,
+plus repeat and description); options on the command line override it. A point that
+fails is recorded with its error and the sweep goes on. Exit status 0 when every point
+succeeded, 1 otherwise, 2 for bad options."""
 
 
-def add_run_parser(verbs: Any) -> None:
-    """Register ``ina run`` in the ``ina`` verbs."""
-    p = verbs.add_parser("run", help="run an all-reduce experiment in Mininet (root)",
-                         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--topo", default="star,4", help="topology spec (default star,4)")
-    p.add_argument("--algo", default="ina", choices=sorted(ALGORITHMS),
-                   help="all-reduce algorithm (default ina)")
-    p.add_argument("--size", type=int, default=100_000, help="values per worker")
-    p.add_argument("--dist", default="normal", choices=list(DISTRIBUTIONS),
-                   help="input distribution (default normal)")
-    p.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
-    p.add_argument("--check", action="store_true",
-                   help="check the results against the exact sum (exit 1 if wrong)")
-    p.add_argument("--bw", type=float, metavar="MBPS", help="link rate in Mbit/s")
-    p.add_argument("--loss", type=float, default=0.0, metavar="P",
-                   help="drop P of the frames on every switch port, in and out")
-    p.add_argument("--duplicate", type=float, default=0.0, metavar="P",
-                   help="duplicate P of the frames on every switch port, in and out")
-    p.add_argument("--target", default="builtin", choices=TARGETS,
-                   help="the switch: builtin (ina switch) or bmv2 (simple_switch_grpc)")
-    p.add_argument("--window", type=int, default=64, metavar="S", help="slots per job")
-    p.add_argument("--k", type=int, default=64, choices=ALLOWED_K, help="values per packet")
-    p.add_argument("--scaling", default="tight", choices=["tight", "pow2"],
-                   help="quantizer scaling (pow2 sums integers exactly)")
-    p.add_argument("--timeout", type=float, default=100.0, metavar="MS",
-                   help="the agents' first retransmission timeout (default 100 ms)")
-    p.add_argument("--runs-dir", default="runs", metavar="DIR",
-                   help="where run directories go (default runs/)")
+def add_experiment_parsers(verbs: Any) -> None:
+    """Register ``ina run``, ``ina show``, ``ina plot`` and ``ina model``."""
+    p = verbs.add_parser("run", help="run all-reduce experiments in Mininet (root)",
+                         description=RUN_HELP, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("file", nargs="?", metavar="FILE.toml", help="an experiment file")
+    for f in FIELDS.values():
+        if f.attr == "check":
+            p.add_argument(f.option, action=argparse.BooleanOptionalAction, default=None,
+                           help=f.help)
+        else:
+            p.add_argument(f.option, dest=f.attr, action="append" if f.axis else "store",
+                           default=None, metavar=f.metavar or f.attr.upper(), help=f.help)
+    p.add_argument("--repeat", metavar="R", help="measure every point R times (default 1)")
     p.set_defaults(func=cmd_run)
+
+    p = verbs.add_parser("show", help="print the table of a run directory",
+                         description="Print a run's measurements in nccl-tests' terms "
+                                     "(see experiments/show.py).")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a run directory of 'ina run'")
+    p.add_argument("--markdown", action="store_true", help="Markdown tables")
+    p.set_defaults(func=cmd_show)
+
+    p = verbs.add_parser("plot", help="draw the figures of a run directory (PNG, SVG)",
+                         description="Draw a run's figures into RUN_DIR/plots (see "
+                                     "experiments/plot.py).")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a run directory of 'ina run'")
+    p.add_argument("--out", metavar="DIR", help="where the figures go (default RUN_DIR/plots)")
+    p.set_defaults(func=cmd_plot)
+
+    p = verbs.add_parser("model", help="print the alpha-beta model of every algorithm",
+                         description="The analytical model of experiments/model.py for "
+                                     "given N, S, B: nothing is run.")
+    p.add_argument("--workers", "-N", default="4", metavar="N[,N...]",
+                   help="workers (default 4)")
+    p.add_argument("--size", "-S", default="1e6", metavar="S[,S...]",
+                   help="float32 values per worker (default 1e6)")
+    p.add_argument("--bw", "-B", metavar="MBPS", help="link rate in Mbit/s (without it: "
+                                                      "bytes only)")
+    p.add_argument("--k", default="64", metavar="K", help="in-network values per packet")
+    p.add_argument("--window", default="64", metavar="W", help="in-network window")
+    p.add_argument("--alpha", default=None, metavar="US",
+                   help="seconds per message step, in microseconds (default 100)")
+    p.add_argument("--algo", metavar="A[,A...]", help="algorithms (default all)")
+    p.set_defaults(func=cmd_model)
+
+
+# --------------------------------------------------------------------- run
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    from experiments.sweep import Setting, read_experiment_file
+
+    settings: dict[str, Setting] = {}
+    if args.file:
+        settings.update(read_experiment_file(args.file))
+    for attr, f in FIELDS.items():
+        value = getattr(args, attr)
+        if value is None:
+            continue
+        if f.axis and attr != "topo":
+            value = [item for arg in value for item in arg.split(",")]
+        settings[attr] = Setting(value, f.option)
+    if args.repeat is not None:
+        settings["repeat"] = Setting(args.repeat, "--repeat")
+    return settings
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from controller.errors import P4RuntimeClientError
-    from controller.jobs import JobError
-    from controller.topology import TopologyError
-    from experiments.allreduce_net import RunError
-    from experiments.run_allreduce import RunOptions, format_summary, run_allreduce
-    from topologies.netutil import StartError
-    from topologies.spec import TopoSpecError
+    from experiments.sweep import build_sweep
 
-    options = RunOptions(topo=args.topo, algo=args.algo, size=args.size, dist=args.dist,
-                         seed=args.seed, check=args.check, bw=args.bw, loss=args.loss,
-                         duplicate=args.duplicate, target=args.target, window=args.window,
-                         k=args.k, scaling=args.scaling, timeout_ms=args.timeout,
-                         runs_dir=args.runs_dir)
     try:
-        options.validate()
+        settings = _settings(args)
+        sweep = build_sweep(settings, name="sweep")
     except RunError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        print(f"ina run: error: {e}", file=sys.stderr)
         return 2
+    from experiments.progress import Progress
+    from experiments.run_allreduce import estimate_seconds, format_summary, run_sweep
+    from experiments.show import format_run
+
+    points = sweep.points()
+    o = points[0].options
+    name = (Path(args.file).stem if args.file else
+            f"{o.algo}-{o.topo.replace(',', '')}" if len(points) == 1 else "sweep")
+    sweep = replace(sweep, name=name)
+    progress = Progress(points, estimate=estimate_seconds)
     try:
-        results = run_allreduce(options)
-    except (RunError, StartError, TopoSpecError, TopologyError, JobError,
-            P4RuntimeClientError, OSError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        outcome = run_sweep(sweep, progress, command=["ina", *sys.argv[1:]])
+    except RunError as e:
+        print(f"ina run: error: {e}", file=sys.stderr)
         return 1
-    print(format_summary(results))
-    return 0 if results["ok"] else 1
+    except KeyboardInterrupt:
+        print("ina run: interrupted; results.json keeps the points measured so far",
+              file=sys.stderr)
+        return 130
+    if len(points) == 1:
+        print(format_summary(outcome.measurements[0]))
+    else:
+        print()
+        print(format_run(outcome.doc))
+        print(f"\nresults: {outcome.run_dir}/results.json (and results.csv); "
+              f"'ina plot {outcome.run_dir}' draws the figures")
+    return 0 if outcome.ok else 1
+
+
+# ------------------------------------------------------------- show, plot
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from experiments.results import ResultsError, load_results
+    from experiments.show import format_run
+
+    try:
+        doc = load_results(args.run_dir)
+    except ResultsError as e:
+        print(f"ina show: error: {e}", file=sys.stderr)
+        return 1
+    print(format_run(doc, markdown=args.markdown))
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from experiments.plot import plot_run
+    from experiments.results import ResultsError, load_results
+
+    try:
+        doc = load_results(args.run_dir)
+    except ResultsError as e:
+        print(f"ina plot: error: {e}", file=sys.stderr)
+        return 1
+    out = Path(args.out) if args.out else Path(args.run_dir) / "plots"
+    try:
+        written, notes = plot_run(doc, out)
+    except OSError as e:
+        print(f"ina plot: error: cannot write into {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path}")
+    for note in notes:
+        print(f"note: {note}")
+    return 0
+
+
+# ------------------------------------------------------------------ model
+
+
+def _list(text: str, option: str, read: Any) -> list[Any]:
+    out = []
+    for item in text.split(","):
+        try:
+            out.append(read(item))
+        except ValueError as e:
+            raise RunError(f"{option} {item}: {e}") from None
+    return out
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    from experiments.model import DEFAULT_ALPHA, MODELS, ModelInput
+    from experiments.options import read_count, read_number
+    from hosts.wire import ALLOWED_K
+
+    try:
+        workers = _list(args.workers, "--workers", read_count)
+        sizes = _list(args.size, "--size", read_count)
+        bw = read_number(args.bw) if args.bw is not None else None
+        k, window = read_count(args.k), read_count(args.window)
+        alpha = read_number(args.alpha) * 1e-6 if args.alpha is not None else DEFAULT_ALPHA
+        algos = args.algo.split(",") if args.algo else list(MODELS)
+        for n in workers:
+            if not 1 <= n <= 254:
+                raise RunError(f"--workers {n}: must be in [1, 254]")
+        for s in sizes:
+            if s < 1:
+                raise RunError(f"--size {s}: must be at least 1")
+        if bw is not None and not bw > 0:
+            raise RunError(f"--bw {bw:g}: must be positive")
+        if k not in ALLOWED_K:
+            raise RunError(f"--k {k}: not one of {', '.join(map(str, ALLOWED_K))}")
+        if window < 1:
+            raise RunError(f"--window {window}: must be at least 1")
+        if alpha < 0:
+            raise RunError(f"--alpha {args.alpha}: must not be negative")
+        unknown = [a for a in algos if a not in MODELS]
+        if unknown:
+            raise RunError(f"--algo {unknown[0]}: no model (models: {', '.join(MODELS)})")
+    except (RunError, ValueError) as e:
+        message = str(e) if isinstance(e, RunError) else f"{e}"
+        print(f"ina model: error: {message}", file=sys.stderr)
+        return 2
+    blocks = []
+    for n in workers:
+        for size in sizes:
+            m = ModelInput(n, size, bw, k=k, window=window, alpha=alpha)
+            blocks.append(format_model(m, [MODELS[a](m) for a in algos]))
+    print("\n\n".join(blocks))
+    return 0
+
+
+def format_model(m: Any, predictions: list[Any]) -> str:
+    from experiments.model import bus_factor
+    from experiments.show import format_table
+
+    rate = "unshaped (bytes only)" if m.bw_mbps is None else f"B = {m.bw_mbps:g} Mbit/s"
+    head = (f"N = {m.workers}, S = {m.size} float32 values ({m.tensor_bytes} B), {rate}, "
+            f"K = {m.k}, window {m.window}, alpha = {m.alpha * 1e6:g} us")
+    rows = []
+    for p in predictions:
+        t = p.seconds
+        algbw = m.tensor_bytes * 8 / t / 1e6 if t else None
+        rows.append([p.algo, "-" if t is None else f"{t:.4f}",
+                     "-" if algbw is None else f"{algbw:.2f}",
+                     "-" if algbw is None else f"{algbw * bus_factor(m.workers):.2f}",
+                     f"{p.bytes_sent_per_host:.0f}", f"{p.wire_bytes_sent_per_host:.0f}",
+                     str(p.steps), p.formula])
+    table = format_table(["algo", "time (s)", "algbw (Mbit/s)", "busbw (Mbit/s)",
+                          "sent/host (B)", "wire/host (B)", "steps", "formula"], rows)
+    out = [head, table]
+    by = {p.algo: p for p in predictions}
+    if "ina" in by and "ring" in by and by["ina"].seconds and by["ring"].seconds:
+        out.append(f"in-network over ring: {by['ring'].seconds / by['ina'].seconds:.2f} "
+                   f"(2(N-1)/N = {bus_factor(m.workers):.2f} without framing and latency)")
+    return "\n".join(out)

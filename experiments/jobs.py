@@ -53,7 +53,7 @@ class JobOutcome:
             "goodput_mbps": self.goodput_mbps if self.stats else None,
             "check": self.check.to_json() if self.check else None,
             "workers": [{"host": h, **s} for h, s in zip(self.job.workers, self.stats,
-                                                          strict=True)],
+                                                          strict=True)] if self.stats else [],
         }
 
 

@@ -1,86 +1,46 @@
-"""One all-reduce experiment, start to finish: ``ina run`` and ``run_allreduce``.
+"""All-reduce experiments, start to finish: ``ina run`` and ``run_allreduce``.
 
     from experiments.run_allreduce import run_allreduce
     results = run_allreduce(topo="star,4", size=100_000, check=True)
 
-starts the network (``experiments.allreduce_net``), optionally impairs every switch
-port (``loss``, ``duplicate``: built-in switch only), runs one job with every host of
-the topology as a worker (``experiments.jobs``), and writes ``results.json`` (with the
-parameters, git revision and machine) and the switch logs to a new run directory under
-``runs_dir``. The returned dict is the ``results`` part of that file.
+runs one point; ``run_sweep(sweep)`` runs every point of a ``experiments.sweep.Sweep``.
+A sweep starts one Mininet network per group of points that share a topology, link
+rate, switch target and K (``experiments.allreduce_net``), sets the switch ports'
+impairments (``loss``, ``duplicate``) for each point, runs the
+point's job with every host of the topology as a worker (``experiments.jobs``), with
+the fidelity monitor watching (``experiments.monitor``), and stores the measurement
+with the model's prediction (``experiments.model``) in one run directory under
+``runs_dir`` (``experiments.results``). A point that fails is recorded with its error
+and the sweep goes on; a network whose switch died is started again for the next point.
+
+``run_allreduce`` returns the point's measurement as a dict; ``run_sweep`` a
+``SweepOutcome`` with the whole results document.
 """
 
 from __future__ import annotations
 
-import json
+import io
+import itertools
+import traceback
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from experiments.allreduce_net import AllReduceNet, RunError, need_root
-from experiments.jobs import get_algorithm, run_jobs
-from experiments.jobspec import TARGETS, JobSpec
+from experiments.allreduce_net import AllReduceNet, need_root
+from experiments.jobs import JobOutcome, run_jobs
+from experiments.jobspec import JobSpec
+from experiments.model import ModelInput, bus_factor, predict
+from experiments.monitor import Monitor, MonitorReport
+from experiments.options import RunError, RunOptions
+from experiments.progress import Progress
+from experiments.results import new_document, write_results
 from experiments.rundir import RunDir
-from hosts.inputs import DISTRIBUTIONS
-from hosts.quantize import Scaling
-from hosts.wire import ALLOWED_K
+from experiments.sweep import Point, Sweep, network_label
 
-JOB_ID = 1
+__all__ = ["RunError", "RunOptions", "SweepOutcome", "format_summary", "impairment_spec",
+           "run_allreduce", "run_sweep"]
 
-
-@dataclass(frozen=True)
-class RunOptions:
-    topo: str = "star,4"
-    algo: str = "ina"
-    size: int = 100_000
-    dist: str = "normal"
-    seed: int = 0
-    check: bool = False
-    bw: float | None = None  # Mbit/s of every link (None: unshaped)
-    loss: float = 0.0  # per switch port and direction
-    duplicate: float = 0.0  # per switch port and direction
-    target: str = "builtin"
-    window: int = 64
-    k: int = 64
-    scaling: str = "tight"
-    timeout_ms: float = 100.0
-    runs_dir: str = "runs"
-
-    def validate(self) -> None:
-        """Raise ``RunError`` naming the first bad option."""
-        get_algorithm(self.algo)
-        if self.target not in TARGETS:
-            raise RunError(f"--target {self.target!r}: not one of {', '.join(TARGETS)}")
-        if self.dist not in DISTRIBUTIONS:
-            raise RunError(f"--dist {self.dist!r}: not one of {', '.join(DISTRIBUTIONS)}")
-        if self.scaling not in [s.value for s in Scaling]:
-            raise RunError(f"--scaling {self.scaling!r}: not tight or pow2")
-        if self.k not in ALLOWED_K:
-            raise RunError(f"--k {self.k}: not one of {ALLOWED_K}")
-        if not 1 <= self.size <= 1 << 28:
-            raise RunError(f"--size {self.size}: must be in [1, {1 << 28}]")
-        if not 1 <= self.window <= 256:
-            raise RunError(f"--window {self.window}: must be in [1, 256] (the program's "
-                           f"slots)")
-        if self.bw is not None and not 0 < self.bw <= 10_000:
-            raise RunError(f"--bw {self.bw:g}: must be in (0, 10000] Mbit/s")
-        for name in ("loss", "duplicate"):
-            p = getattr(self, name)
-            if not 0 <= p < 1:
-                raise RunError(f"--{name} {p:g}: must be in [0, 1)")
-            if p and self.target != "builtin":
-                raise RunError(f"--{name} needs the built-in switch (ina switch-cli), "
-                               f"not --target {self.target}")
-        if self.seed < 0:
-            raise RunError(f"--seed {self.seed}: must be non-negative")
-        if not self.timeout_ms > 0:
-            raise RunError(f"--timeout {self.timeout_ms:g}: must be positive")
-        from topologies.spec import TopoSpecError, parse_topo_spec
-
-        try:
-            parse_topo_spec(self.topo)
-        except TopoSpecError as e:
-            raise RunError(str(e)) from None
+MAX_JOB_ID = 0xFFFF
 
 
 def impairment_spec(loss: float, duplicate: float) -> str | None:
@@ -89,77 +49,353 @@ def impairment_spec(loss: float, duplicate: float) -> str | None:
     return ",".join([*parts, "direction=both"]) if parts else None
 
 
-def run_allreduce(options: RunOptions | None = None, **changes: Any) -> dict[str, Any]:
-    """Run the experiment; the results dict (see the module docstring). Options come
-    as a ``RunOptions`` or as its fields: ``run_allreduce(topo="star,8", check=True)``."""
-    options = replace(options or RunOptions(), **changes)
-    options.validate()
-    why = need_root()
-    if why:
-        raise RunError(f"ina run {why}")
-    name = f"{options.algo}-{options.topo.replace(',', '')}"
-    run_dir = RunDir.create(Path(options.runs_dir).resolve(), name)
-    net = AllReduceNet(options.topo, run_dir.path, options.target, options.bw, options.k)
-    with net:
-        spec = impairment_spec(options.loss, options.duplicate)
-        if spec:
+def model_for(options: RunOptions, workers: int) -> dict[str, Any] | None:
+    m = ModelInput(workers, options.size, options.bw, k=options.k, window=options.window)
+    prediction = predict(options.algo, m)
+    return prediction.to_json() if prediction else None
+
+
+def estimate_seconds(point: Point) -> float:
+    """What a point should take (for the progress bar's ETA)."""
+    try:
+        model = model_for(point.options, point.options.workers)
+    except Exception:
+        return 0.0
+    return (model or {}).get("seconds") or 0.0
+
+
+@dataclass
+class SweepOutcome:
+    run_dir: Path
+    doc: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.doc["ok"])
+
+    @property
+    def measurements(self) -> list[dict[str, Any]]:
+        return list(self.doc["measurements"])
+
+
+# ------------------------------------------------------------ one network
+
+
+class NetworkRunner:
+    """The points of one network: starts it when needed (again if a switch died), sets
+    the impairments and runs each point's job."""
+
+    needs_root = True
+
+    def __init__(self, key: tuple[Any, ...], work_dir: Path, run_dir: RunDir) -> None:
+        self.key = key
+        self.topo, self.bw, self.target, self.k = key
+        self.work_dir = work_dir
+        self.run_dir = run_dir
+        self.net: AllReduceNet | None = None
+        self.impairment: str | None = None
+        self.job_ids = itertools.count(1)
+        self.start_error: str | None = None
+
+    def start(self) -> AllReduceNet:
+        if self.net is not None and all(sw.exit_status is None for sw in self.net.switches()):
+            return self.net
+        self.stop()
+        net = AllReduceNet(self.topo, self.work_dir, self.target, self.bw, self.k)
+        net.start()
+        self.net = net
+        self.impairment = None
+        return net
+
+    def stop(self) -> None:
+        if self.net is not None:
+            net, self.net = self.net, None
+            net.stop()
+
+    def impair(self, net: AllReduceNet, options: RunOptions) -> None:
+        spec = impairment_spec(options.loss, options.duplicate) or "none"
+        if spec != self.impairment:
             net.impair(spec)
-        job = JobSpec(JOB_ID, tuple(net.hosts), options.size, options.dist, options.seed,
+            self.impairment = spec
+
+    def run(self, point: Point) -> dict[str, Any]:
+        """The point's measurement; never raises for the point's own failure."""
+        options = point.options
+        record = base_record(point)
+        if self.start_error is not None:
+            record["errors"].append(self.start_error)
+            return record
+        try:
+            net = self.start()
+        except Exception as e:
+            self.start_error = f"the network {network_label(self.key)} did not start: {e}"
+            self._log(point, e)
+            record["errors"].append(self.start_error)
+            return record
+        record["workers_count"] = len(net.hosts)
+        record["model"] = model_for(options, len(net.hosts))
+        job_id = next(self.job_ids)
+        if job_id > MAX_JOB_ID:
+            self.job_ids = itertools.count(2)
+            job_id = 1
+        job = JobSpec(job_id, tuple(net.hosts), options.size, options.dist, options.seed,
                       options.window, options.k, options.scaling, options.timeout_ms)
-        [outcome] = run_jobs(net, [job], run_dir.sub("agents"), options.algo,
-                             check=options.check)
-        counters = _switch_counters(net)
-    results: dict[str, Any] = outcome.to_json()
-    results["workers_count"] = len(job.workers)
-    results["link_mbps"] = options.bw
-    if options.bw and outcome.stats:
-        results["goodput_fraction"] = outcome.goodput_mbps / options.bw
-    results["switch_counters"] = counters
-    results["run_dir"] = str(run_dir.path)
-    run_dir.write_results(asdict(options), results)
-    return results
+        record["job"] = job.to_json()
+        monitor = Monitor(link_rates(net))
+        monitor.watch(switch_pids(net), "switch")
+        net.agent_watch = monitor.release
+        before = switch_counters(net)
+        outcome: JobOutcome | None = None
+        try:
+            self.impair(net, options)
+            out_dir = self.run_dir.sub("agents") / f"p{point.index + 1:04d}"
+            [outcome] = run_jobs(net, [job], out_dir, options.algo, check=options.check)
+            for npy in out_dir.glob("*.npy"):  # the results were checked: 4 bytes a value
+                npy.unlink()
+        except Exception as e:
+            record["errors"].append(f"{type(e).__name__}: {e}" if not isinstance(e, RunError)
+                                    else str(e))
+            self._log(point, e)
+        finally:
+            net.agent_watch = None
+            report = monitor.stop()
+        after = switch_counters(net)
+        fill_record(record, options, outcome, report, counter_delta(before, after),
+                    host_links(net))
+        return record
+
+    def _log(self, point: Point, error: BaseException) -> None:
+        with open(self.run_dir.path / "errors.log", "a") as log:
+            log.write(f"point {point.index + 1} ({point.label}):\n")
+            log.write("".join(traceback.format_exception(error)) + "\n")
 
 
-def _switch_counters(net: AllReduceNet) -> dict[str, Any]:
-    if net.target != "builtin":
-        return {}
+def switch_pids(net: AllReduceNet) -> dict[str, int]:
+    return {sw.name: sw.process.pid for sw in net.switches() if sw.process is not None}
+
+
+def link_rates(net: AllReduceNet) -> dict[str, float | None]:
+    """Every switch interface (one end of every link) and its rate."""
+    return {intf.name: net.bw for sw in net.switches() for intf in sw.intfList()
+            if intf.name != "lo"}
+
+
+def host_links(net: AllReduceNet) -> dict[str, str]:
+    """host -> the switch interface its link ends in (its rx bytes: what the host sent)."""
     out = {}
-    for sw in net.switches():
-        reply = sw.cli("--json", "counters")
-        if reply.returncode == 0:
-            out[sw.name] = json.loads(reply.stdout)
+    for host in net.hosts:
+        intf = net.net.get(host).defaultIntf()
+        link = intf.link
+        if link is not None:
+            out[host] = (link.intf2 if link.intf1 is intf else link.intf1).name
     return out
 
 
+def switch_counters(net: AllReduceNet) -> dict[str, Any]:
+    """Every built-in switch's port counters (nothing for BMv2)."""
+    if net.target != "builtin":
+        return {}
+    from switch.process.control import ControlError, control_request
+
+    out = {}
+    for sw in net.switches():
+        try:
+            reply = control_request(str(sw.control_socket), {"cmd": "counters"})
+        except ControlError:
+            continue
+        if reply.get("ok"):
+            out[sw.name] = reply
+    return out
+
+
+COUNTERS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")
+
+
+def counter_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What the point added to the port counters of each switch."""
+    out: dict[str, Any] = {}
+    for name, reply in after.items():
+        old = {p["port"]: p for p in before.get(name, {}).get("ports", [])}
+        ports = []
+        for p in reply["ports"]:
+            o = old.get(p["port"], {})
+            row = {"port": p["port"], "iface": p["iface"]}
+            row.update({c: p[c] - o.get(c, 0) for c in COUNTERS})
+            drops = {r: n - o.get("drops", {}).get(r, 0) for r, n in p["drops"].items()}
+            row["drops"] = {r: n for r, n in drops.items() if n}
+            ports.append(row)
+        out[name] = {"ports": ports}
+    return out
+
+
+# ------------------------------------------------------------ measurements
+
+
+def base_record(point: Point) -> dict[str, Any]:
+    return {"index": point.index, "point": point.to_json(), "options": asdict(point.options),
+            "ok": False, "errors": [], "workers_count": None, "job": None,
+            "completion_s": None, "goodput_mbps": None, "goodput_fraction": None,
+            "algbw_mbps": None, "busbw_mbps": None, "bytes_sent_per_host": None,
+            "bytes_sent_max": None, "bytes_received_per_host": None,
+            "wire_bytes_sent_per_host": None, "check": None, "workers": [],
+            "model": None, "monitor": None, "cpu_bound": False, "cpu_bound_reasons": [],
+            "switch_counters": {}}
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def fill_record(record: dict[str, Any], options: RunOptions, outcome: JobOutcome | None,
+                report: MonitorReport, counters: dict[str, Any],
+                hosts: dict[str, str]) -> None:
+    """The figures of a finished (or failed) point, into ``record``."""
+    record["monitor"] = report.to_json()
+    record["switch_counters"] = counters
+    reasons = report.verdict()
+    record["cpu_bound"] = bool(reasons)
+    record["cpu_bound_reasons"] = reasons
+    rx = {link.iface: link.rx_bytes for link in report.links}
+    wire = [rx[i] for i in hosts.values() if i in rx]
+    record["wire_bytes_sent_per_host"] = _mean([float(w) for w in wire])
+    if outcome is None:
+        return
+    data = outcome.to_json()
+    record["errors"] += data["errors"]
+    record["ok"] = data["ok"] and not record["errors"]
+    record["check"] = data["check"]
+    record["workers"] = data["workers"]
+    seconds = data["completion_s"]
+    if not outcome.stats or not seconds or seconds <= 0:
+        return
+    n = len(outcome.stats)
+    record["completion_s"] = seconds
+    algbw = options.size * 32 / seconds / 1e6
+    record["goodput_mbps"] = record["algbw_mbps"] = algbw
+    record["busbw_mbps"] = algbw * bus_factor(n)
+    if options.bw:
+        record["goodput_fraction"] = algbw / options.bw
+    sent = [s["bytes_sent"] for s in outcome.stats if "bytes_sent" in s]
+    received = [s["bytes_received"] for s in outcome.stats if "bytes_received" in s]
+    if len(sent) == n:
+        record["bytes_sent_per_host"] = _mean(sent)
+        record["bytes_sent_max"] = max(sent)
+    if len(received) == n:
+        record["bytes_received_per_host"] = _mean(received)
+
+
+def result_text(m: dict[str, Any]) -> str:
+    """One line about a measurement, for the progress output."""
+    if m["completion_s"] is None:
+        return "FAILED: " + "; ".join(m["errors"])
+    text = f"{m['completion_s']:.3f} s"
+    model = (m.get("model") or {}).get("seconds")
+    if model:
+        text += f" (model {model:.3f} s)"
+    if m["algbw_mbps"] is not None:
+        text += f", algbw {m['algbw_mbps']:.2f} Mbit/s"
+    if m["check"] is not None:
+        text += ", check " + ("passed" if m["check"]["ok"] else "FAILED")
+    if m["cpu_bound"]:
+        text += ", cpu_bound"
+    if not m["ok"]:
+        text += " FAILED: " + "; ".join(m["errors"])
+    return text
+
+
+# ------------------------------------------------------------------ sweeps
+
+
+def run_sweep(sweep: Sweep, progress: Progress | None = None,
+              command: list[str] | None = None,
+              runner: type[NetworkRunner] | None = None) -> SweepOutcome:
+    """Run every point of ``sweep`` (see the module docstring). ``runner`` runs the
+    points of one network (``NetworkRunner``; tests give a fake)."""
+    runner_class = runner or NetworkRunner
+    why = need_root() if runner_class.needs_root else None
+    if why:
+        raise RunError(f"ina run {why}")
+    sweep.validate()
+    points = sweep.points()
+    if progress is None:
+        progress = Progress(points, tty=False, stream=io.StringIO())
+    run_dir = RunDir.create(Path(sweep.base.runs_dir).resolve(), sweep.name)
+    doc = new_document(sweep.to_json(), command or [])
+    doc["run_dir"] = str(run_dir.path)
+    write_results(run_dir.path, doc)
+    progress.note(f"run directory: {run_dir.path}")
+    groups = itertools.groupby(points, key=lambda p: p.network_key)
+    try:
+        for number, (key, group) in enumerate(groups, 1):
+            network = runner_class(key, run_dir.sub(f"net{number}"), run_dir)
+            progress.note(f"network {number}: {network_label(key)}")
+            try:
+                for point in group:
+                    progress.start(point)
+                    record = network.run(point)
+                    record["run_dir"] = str(run_dir.path)
+                    doc["measurements"].append(record)
+                    write_results(run_dir.path, doc)
+                    progress.done(point, result_text(record))
+            finally:
+                network.stop()
+    finally:
+        progress.close()
+    return SweepOutcome(run_dir.path, doc)
+
+
+def run_allreduce(options: RunOptions | None = None, **changes: Any) -> dict[str, Any]:
+    """Run one point; its measurement (see the module docstring). Options come as a
+    ``RunOptions`` or as its fields: ``run_allreduce(topo="star,8", check=True)``."""
+    options = replace(options or RunOptions(), **changes)
+    options.validate()
+    name = f"{options.algo}-{options.topo.replace(',', '')}"
+    outcome = run_sweep(Sweep(base=options, name=name))
+    [record] = outcome.measurements
+    return record
+
+
 def format_summary(results: dict[str, Any]) -> str:
-    """What ``ina run`` prints."""
-    job = results["job"]
-    lines = [f"all-reduce ({len(job['workers'])} workers, "
-             f"{job['size']} float32 values, {job['dist']}, K={job['k']}, "
-             f"window {job['window']}, {job['scaling']} scaling)"]
+    """What ``ina run`` prints about a single point."""
+    job = results.get("job") or {}
+    o = results.get("options") or {}
+    workers = len(job.get("workers", [])) or results.get("workers_count") or "?"
+    lines = [f"all-reduce {o.get('algo', 'ina')} ({workers} workers, "
+             f"{job.get('size', o.get('size'))} float32 values, "
+             f"{job.get('dist', o.get('dist'))}, K={job.get('k', o.get('k'))}, "
+             f"window {job.get('window', o.get('window'))}, "
+             f"{job.get('scaling', o.get('scaling'))} scaling)"]
     if results["completion_s"] is not None:
         line = (f"  completion time {results['completion_s']:.3f} s, goodput "
                 f"{results['goodput_mbps']:.2f} Mbit/s")
         if results.get("goodput_fraction") is not None:
             line += (f" = {100 * results['goodput_fraction']:.1f}% of the "
-                     f"{results['link_mbps']:g} Mbit/s link rate")
+                     f"{o.get('bw', results.get('link_mbps')):g} Mbit/s link rate")
         lines.append(line)
-        counters = [w["counters"] for w in results["workers"]]
-        if all("retransmitted" in c for c in counters):
+        model = (results.get("model") or {}).get("seconds")
+        if model:
+            lines.append(f"  model {model:.3f} s ({results['completion_s'] / model:.2f}x)")
+        counters = [w.get("counters", {}) for w in results["workers"]]
+        if counters and all("retransmitted" in c for c in counters):
             retx = sum(c["retransmitted"] for c in counters)
-            dups = sum(c["duplicate_results"] for c in counters)
+            dups = sum(c.get("duplicate_results", 0) for c in counters)
             lines.append(f"  packets: retransmitted {retx}, duplicate results {dups}")
-        else:  # a host-based algorithm over TCP
-            sent = sum(w["bytes_sent"] for w in results["workers"])
+        elif counters:  # a host-based algorithm over TCP
+            sent = sum(w.get("bytes_sent", 0) for w in results["workers"])
             tcp = sum(c.get("tcp_retransmits", 0) for c in counters)
             lines.append(f"  bytes sent {sent} ({sent // len(counters)} per worker), "
                          f"TCP retransmissions {tcp}")
+    if results.get("cpu_bound"):
+        lines.append("  cpu_bound: " + "; ".join(results["cpu_bound_reasons"]))
     check = results["check"]
     if check is not None:
         verdict = "PASSED" if check["ok"] else "FAILED"
-        lines.append(f"  check {verdict}: {check['message']} (max error "
-                     f"{check['max_error']:.3g}, {100 * check['max_error_over_bound']:.1f}% "
-                     f"of the allowed error{', exact' if check['exact'] else ''})")
+        line = f"  check {verdict}: {check['message']}"
+        if "max_error_over_bound" in check:
+            line += (f" (max error {check['max_error']:.3g}, "
+                     f"{100 * check['max_error_over_bound']:.1f}% of the allowed error"
+                     f"{', exact' if check.get('exact') else ''})")
+        lines.append(line)
     for e in results["errors"]:
         lines.append(f"  error: {e}")
     lines.append(f"  results: {results['run_dir']}/results.json")

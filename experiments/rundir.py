@@ -1,9 +1,9 @@
-"""Run directories: every run writes its parameters, the machine and the git revision
-next to its results, so a result file is self-describing (as pyperf does)."""
+"""Run directories, and what makes a result file self-describing (as pyperf's are):
+the git revision and the machine it was measured on. ``experiments.results`` writes
+the results into them."""
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import subprocess
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS_VERSION = 1
 
 
 def git_revision(root: Path = ROOT) -> str:
@@ -30,6 +29,24 @@ def git_revision(root: Path = ROOT) -> str:
     return rev + ("-dirty" if dirty else "")
 
 
+def cpu_model() -> str | None:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def memory_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return None
+
+
 def machine() -> dict[str, Any]:
     """What the figures were measured on."""
     return {
@@ -37,13 +54,15 @@ def machine() -> dict[str, Any]:
         "system": f"{platform.system()} {platform.release()}",
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "memory_bytes": memory_bytes(),
         "python": platform.python_version(),
     }
 
 
 @dataclass
 class RunDir:
-    """One run's directory: ``results.json`` plus whatever logs the run leaves."""
+    """One run's directory: ``results.json``, ``results.csv`` and the run's logs."""
 
     path: Path
 
@@ -62,16 +81,3 @@ class RunDir:
         p = self.path / name
         p.mkdir(parents=True, exist_ok=True)
         return p
-
-    def write_results(self, parameters: dict[str, Any], results: dict[str, Any]) -> Path:
-        doc = {
-            "version": RESULTS_VERSION,
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "git_revision": git_revision(),
-            "machine": machine(),
-            "parameters": parameters,
-            "results": results,
-        }
-        out = self.path / "results.json"
-        out.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-        return out

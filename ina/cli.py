@@ -91,7 +91,10 @@ VERB_MODULES: dict[str, tuple[str, str]] = {
     "switch": ("switch.process.cli", "add_switch_parsers"),
     "switch-cli": ("switch.process.cli", "add_switch_parsers"),
     "agent": ("hosts.agent_cli", "add_agent_parser"),
-    "run": ("experiments.cli", "add_run_parser"),
+    "run": ("experiments.cli", "add_experiment_parsers"),
+    "show": ("experiments.cli", "add_experiment_parsers"),
+    "plot": ("experiments.cli", "add_experiment_parsers"),
+    "model": ("experiments.cli", "add_experiment_parsers"),
 }
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from experiment_fakes import FakeRunner
 
 from experiments.allreduce_net import RunError
 from experiments.run_allreduce import RunOptions, format_summary, impairment_spec
@@ -19,7 +22,6 @@ def ina(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(("args", "message"), [
     (["--size", "0"], "--size 0: must be in [1,"),
     (["--loss", "1.5"], "--loss 1.5: must be in [0, 1)"),
-    (["--loss", "0.1", "--target", "bmv2"], "--loss needs the built-in switch"),
     (["--window", "300"], "--window 300: must be in [1, 256]"),
     (["--bw", "0"], "--bw 0: must be in (0, 10000] Mbit/s"),
 ])
@@ -31,19 +33,19 @@ def test_bad_options(args: list[str], message: str) -> None:
 
 
 def test_unknown_algorithm_is_refused_by_name() -> None:
-    with pytest.raises(RunError, match=r"unknown algorithm.*\(algorithms: hd, ina, ps, "
-                                       r"ps-sharded, ring\)") as raised:
+    with pytest.raises(RunError, match=r"--algo nccl: unknown algorithm \(algorithms: hd, "
+                                       r"ina, ps, ps-sharded, ring\)"):
         RunOptions(algo="nccl").validate()
-    assert "nccl" in str(raised.value)
-    result = ina("run", "--algo", "nccl")
-    assert result.returncode == 2 and "invalid choice: 'nccl'" in result.stderr
+    result = ina("run", "--algo", "ina,nccl")
+    assert result.returncode == 2
+    assert "ina run: error: --algo nccl: unknown algorithm (algorithms: hd, ina" in result.stderr
 
 
 def test_bad_topology_spec_is_one_line() -> None:
-    result = ina("run", "--topo", "ring,4")
+    result = ina("run", "--topo", "star,4", "--topo", "ring,4")
     assert result.returncode == 2
-    assert "ina run: error: topology spec 'ring,4': unknown topology 'ring'" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert ("ina run: error: --topo ring,4: unknown topology 'ring' (known: star)\n"
+            == result.stderr)
 
 
 def test_impairment_spec() -> None:
@@ -63,23 +65,47 @@ def test_summary_names_the_figures_and_the_verdict() -> None:
                   "max_error_over_bound": 0.5, "exact": False},
     }
     text = format_summary(results)
-    assert "all-reduce (2 workers, 10 float32 values" in text
+    assert "all-reduce ina (2 workers, 10 float32 values" in text
     assert "completion time 0.500 s, goodput 1.00 Mbit/s = 1.0% of the 100 Mbit/s" in text
     assert "retransmitted 4, duplicate results 2" in text
     assert "check PASSED: fine" in text
 
 
-def test_a_failed_check_exits_1(monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failed_point_is_recorded_the_sweep_goes_on_and_exits_1(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
     import experiments.run_allreduce
     from ina.cli import main
 
-    def failed(options: RunOptions) -> dict[str, object]:
-        return {"ok": False, "job": {"workers": ["h1"], "size": 1, "dist": "normal",
-                                     "k": 64, "window": 64, "scaling": "tight"},
-                "completion_s": None, "errors": ["check failed: workers [1] differ"],
-                "check": None, "run_dir": "runs/x"}
+    monkeypatch.setattr(experiments.run_allreduce, "NetworkRunner", FakeRunner)
+    monkeypatch.setattr(FakeRunner, "fail", {("ring", 1000)})
+    argv = ["run", "--algo", "ring,ina", "--size", "1e3,1e4", "--bw", "10",
+            "--runs-dir", str(tmp_path)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "[1/4] ring star,4 size=1000 bw=10 loss=0 #1: FAILED: h2: exit status 1: " \
+           "connection refused" in out
+    assert "[4/4] ina star,4 size=1e4 bw=10 loss=0 #1: " in out
+    [results] = tmp_path.glob("*-sweep/results.json")
+    doc = json.loads(results.read_text())
+    assert [m["ok"] for m in doc["measurements"]] == [False, True, True, True]
+    assert doc["ok"] is False
+    assert doc["command"] == ["ina", *sys.argv[1:]]
+    monkeypatch.setattr(FakeRunner, "fail", set())
+    assert main(argv) == 0
 
-    monkeypatch.setattr(experiments.run_allreduce, "run_allreduce", failed)
-    assert main(["run", "--topo", "star,2", "--check"]) == 1
-    assert "error: check failed: workers [1] differ" in capsys.readouterr().out
+
+def test_one_point_prints_its_summary(monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str],
+                                      tmp_path: Path) -> None:
+    import experiments.run_allreduce
+    from ina.cli import main
+
+    monkeypatch.setattr(experiments.run_allreduce, "NetworkRunner", FakeRunner)
+    assert main(["run", "--algo", "ring", "--size", "1e4", "--bw", "10", "--topo",
+                 "star,3", "--runs-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "all-reduce ring (3 workers, 10000 float32 values" in out
+    assert "model 0.0" in out
+    [run_dir] = tmp_path.glob("*-ring-star3")
+    assert f"results: {run_dir}/results.json" in out
