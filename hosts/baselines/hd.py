@@ -12,7 +12,7 @@ With P = N a power of two, the tensor is cut into P blocks and rank v owns block
 
 Each rank sends and receives 2(P-1)/P of the tensor in 2·log2(P) steps.
 
-N not a power of two: the standard extra step. Let P be the largest power of two under
+N not a power of two: the standard extra step. Let P be the largest power of two at most
 N and R = N - P. Of the first 2R ranks, each even rank sends its whole tensor to the
 odd rank above it, which adds it and takes part in the halving and doubling for both
 (as virtual rank r // 2; ranks from 2R on are virtual rank r - R). At the end each such
