@@ -1,4 +1,4 @@
-"""Host agents for in-network all-reduce.
+"""Host agents: in-network all-reduce, and the host-based baselines.
 
 - ``hosts.wire``: the aggregation packet format and its hot-path codec;
   ``hosts.scapy_layer`` the same format as a scapy layer; ``hosts.frame`` the
@@ -7,6 +7,9 @@
 - ``hosts.protocol``: the worker side of the slot protocol, as a state machine.
 - ``hosts.transport``: UDP socket and in-memory transports.
 - ``hosts.worker``: ``Worker`` / ``allreduce`` over a transport.
+- ``hosts.baselines``: host-based all-reduce over TCP (ring, parameter server,
+  sharded parameter server, halving-doubling), the baselines to compare against.
+- ``hosts.agent_cli``: ``ina agent``, one worker of any of them as a process.
 """
 
 from hosts.protocol import (

@@ -15,7 +15,9 @@ It counts the payload bytes that went through its sockets (``traffic``); the byt
 ``barrier`` are counted apart, as control bytes.
 
 A posted buffer is read (send) or written (receive) in place until its request is
-done: the algorithms never touch a buffer with a send in flight.
+done, so a schedule must not change a buffer whose send may be in flight. Where the
+algorithms receive into memory they sent from (the ring's all-gather, a parameter
+server's clients), what arrives was computed from what was sent, so that send is done.
 """
 
 from __future__ import annotations
@@ -158,10 +160,6 @@ class SocketMesh:
                                     f"while waiting for ranks {peers}")
                 self._select(min(1.0, self.idle_timeout - idle))
             pending = [r for r in pending if not r.done]
-
-    def wait_all(self) -> None:
-        """Move data until nothing posted is left."""
-        self.wait([r for q in (*self._sends.values(), *self._recvs.values()) for r in q])
 
     def _move(self) -> bool:
         """Send and receive what the sockets take without blocking; whether any byte
