@@ -3,6 +3,7 @@ sub-block application."""
 
 from __future__ import annotations
 
+from switch.engine.codegen_alias import action_reach, copied_arguments
 from switch.engine.codegen_expr import Raw, is_aggregate
 from switch.engine.codegen_loops import LoopMixin
 from switch.engine.layout import attr, is_signed, scalar_width, strip
@@ -312,6 +313,7 @@ class StmtMixin(LoopMixin):
             self.em(f"_T('action', {self.mod.stmt_id(node.pos)}, {fqn!r})")
         with self.scope():
             copy_out: list[tuple[A.Expr, str]] = []
+            copied = self.copied_arguments(decl.params, bound, action_reach(decl))
             ci = 0
             for i, p in enumerate(decl.params):
                 pt = strip(p.type_ref.resolved)  # type: ignore[arg-type]
@@ -322,10 +324,10 @@ class StmtMixin(LoopMixin):
                         self.em(f"{name} = {self.types.default(pt)}")
                         continue
                     if is_aggregate(pt):
-                        o = self.expr(a)
-                        if p.direction == "out":
-                            self.em(f"{o}.invalidate_all()")
+                        o, back = self.aggregate_argument(p, pt, a, i in copied)
                         self.bind_name(p, o)
+                        if back is not None:
+                            copy_out.append((back, o))
                         continue
                     if p.direction in ("out", "inout"):
                         a = self.pin_lvalue(a)
@@ -364,6 +366,32 @@ class StmtMixin(LoopMixin):
             for a, name in copy_out:
                 self.assign(a, name)
 
+    def copied_arguments(self, params: list[A.Param], args: list[A.Expr | None],
+                         reach: set[int]) -> set[int]:
+        """The parameters whose aggregate arguments are copied (see codegen_alias)."""
+        aggregate = [is_aggregate(p.type_ref.resolved) for p in params]
+        return copied_arguments(params, args, aggregate, reach)
+
+    def aggregate_argument(self, p: A.Param, pt: T.Type, a: A.Expr,
+                           copied: bool) -> tuple[str, A.Expr | None]:
+        """The object an aggregate parameter stands for during the call, and the
+        argument to copy it back into afterwards (None when nothing is copied back).
+        Passed by reference, an out argument becomes invalid at the call; copied, it
+        starts as a fresh invalid value and ``in`` is copied in."""
+        if not copied:
+            o = self.expr(a)
+            if p.direction == "out":
+                self.em(f"{o}.invalidate_all()")
+            return o, None
+        target = self.tmp("_arg")
+        self.em(f"{target} = {self.expr(a)}")
+        c = self.tmp("_cp")
+        self.em(f"{c} = {self.types.default(pt)}" if p.direction == "out"
+                else f"{c} = {target}.copy()")
+        if p.direction in ("out", "inout"):
+            return c, Raw(a.pos, target, type=a.type)
+        return c, None
+
     def _action_body(self, decl: A.ActionDecl) -> None:
         if contains_return(decl.body):
             self.em("while True:")
@@ -386,43 +414,76 @@ class StmtMixin(LoopMixin):
             self.mod.function_names[id(fn)] = pyname
             self.mod.pending_functions.append(fn)
         args = self.args_of(c)
-        codes = []
-        outs: list[A.Expr] = []
-        for p, a in zip(fn.params, args, strict=False):
+        codes, back = self.call_arguments(fn.params, args)
+        call = f"{pyname}({', '.join(codes)})"
+        rt = strip(fn.return_type.resolved) if fn.return_type.resolved else T.Void()
+        has_value = not isinstance(rt, T.Void)
+        returned = any(src is None for _, src in back)
+        if not returned and not has_value:
+            self.em(call)
+        r = self.tmp("_r")
+        if returned or has_value:
+            self.em(f"{r} = {call}")
+        self.copy_back(back, r, 1 if has_value else 0)
+        if not returned:
+            return r if has_value else None
+        return f"{r}[0]" if has_value else None
+
+    def call_arguments(self, params: list[A.Param], args: list[A.Expr | None]
+                       ) -> tuple[list[str], list[tuple[A.Expr | None, str | None]]]:
+        """The Python arguments of a call of a function, parser or control (generated
+        by ``compiler._params``), and its copy-out as ``copy_back`` takes it. Scalar
+        out values come back in the tuple the callee returns; an out argument ``_``
+        takes its value and drops it."""
+        copied = self.copied_arguments(params, args, set())
+        codes: list[str] = []
+        back: list[tuple[A.Expr | None, str | None]] = []
+        for i, (p, a) in enumerate(zip(params, args, strict=False)):
             pt = strip(p.type_ref.resolved)  # type: ignore[arg-type]
-            if a is None:
-                codes.append(self.types.default(pt))
+            if isinstance(pt, T.Extern) and pt.name == "packet_in":
+                codes += ["_d", "_bo"]
                 continue
-            if is_aggregate(pt):
-                codes.append(self.expr(a))
+            if isinstance(pt, T.Extern) and pt.name == "packet_out":
+                codes.append(self.packet_out or "None")
+                continue
+            aggregate = is_aggregate(pt)
+            if a is None:
+                if aggregate or p.direction != "out":
+                    codes.append(self.types.default(pt))
+                if not aggregate and p.direction in ("out", "inout"):
+                    back.append((None, None))
+                continue
+            if aggregate:
+                o, target = self.aggregate_argument(p, pt, a, i in copied)
+                codes.append(o)
+                if target is not None:
+                    back.append((target, o))
                 continue
             if p.direction in ("out", "inout"):
                 a = self.pin_lvalue(a)
             if p.direction == "out":
-                outs.append(a)
+                back.append((a, None))
                 continue
             v = self.expr(a)
             if isinstance(self.ty(a), T.InfInt):
                 v = self.wrap(v, pt)
             codes.append(v)
             if p.direction == "inout":
-                outs.append(a)
-        call = f"{pyname}({', '.join(codes)})"
-        rt = strip(fn.return_type.resolved) if fn.return_type.resolved else T.Void()
-        has_value = not isinstance(rt, T.Void)
-        if not outs:
-            if has_value:
-                r = self.tmp("_r")
-                self.em(f"{r} = {call}")
-                return r
-            self.em(call)
-            return None
-        r = self.tmp("_r")
-        self.em(f"{r} = {call}")
-        off = 1 if has_value else 0
-        for i, a in enumerate(outs):
-            self.assign(a, f"{r}[{i + off}]")
-        return f"{r}[0]" if has_value else None
+                back.append((a, None))
+        return codes, back
+
+    def copy_back(self, back: list[tuple[A.Expr | None, str | None]], r: str,
+                  first: int) -> None:
+        """Copy-out, in parameter order: a (target, source) pair with a source names
+        the copy of an aggregate; the others take the next value of the tuple ``r``
+        the callee returned, from index ``first`` on (target None: dropped)."""
+        k = first
+        for target, src in back:
+            if src is None:
+                src = f"{r}[{k}]"
+                k += 1
+            if target is not None:
+                self.assign(target, src)
 
     # ---------------------------------------------------------- builtins
 
@@ -628,48 +689,35 @@ class StmtMixin(LoopMixin):
             raise self.unsupported(f"apply of {inst.name}: no instance", c)
         fname = self.mod.block_names[child.fqn]  # type: ignore[attr-defined]
         decl = child.decl
-        args = self.args_of(c)
-        codes: list[str] = []
-        outs: list[A.Expr] = []
+        codes, back = self.call_arguments(decl.params, self.args_of(c))
         is_parser = isinstance(decl, A.ParserDecl)
-        for p, a in zip(decl.params, args, strict=False):
-            pt = strip(p.type_ref.resolved)  # type: ignore[arg-type]
-            if isinstance(pt, T.Extern) and pt.name == "packet_in":
-                codes += ["_d", "_bo"]
-                continue
-            if isinstance(pt, T.Extern) and pt.name == "packet_out":
-                codes.append(self.packet_out or "None")
-                continue
-            if a is None:
-                codes.append(self.types.default(pt))
-                continue
-            if is_aggregate(pt):
-                o = self.expr(a)
-                if p.direction == "out":
-                    self.em(f"{o}.invalidate_all()")
-                codes.append(o)
-                continue
-            if p.direction == "out":
-                outs.append(a)
-                continue
-            codes.append(self.expr(a))
-            if p.direction == "inout":
-                outs.append(a)
         call = f"{fname}({', '.join(codes)})"
+        returned = any(src is None for _, src in back)
         if is_parser:
-            if outs:
+            if returned:
                 r = self.tmp("_r")
                 self.em(f"{r} = {call}")
                 self.em(f"_bo = {r}[0]")
-                for i, a in enumerate(outs):
-                    self.assign(a, f"{r}[{i + 1}]")
             else:
+                r = ""
                 self.em(f"_bo = {call}")
+            self.copy_back(back, r, 1)
             return
-        if outs:
+        if returned:
+            # the control returns its out values and whether it ended with `exit`, which
+            # ends this control too, after the copy-out
             r = self.tmp("_r")
             self.em(f"{r} = {call}")
-            for i, a in enumerate(outs):
-                self.assign(a, f"{r}[{i}]")
+            self.copy_back(back, r, 0)
+            self.em(f"if {r}[-1]:")
+            self.em("    raise _EXIT")
+        elif back:
+            self.em("try:")
+            self.em(f"    {call}")
+            self.em("except _P4Exit:")
+            with self.em.indent():
+                self.copy_back(back, "", 0)
+                self.em("raise")
+            self.copy_back(back, "", 0)
         else:
             self.em(call)

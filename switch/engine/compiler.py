@@ -297,13 +297,24 @@ def gen_control(mod: ModuleBuilder, hooks: ArchHooks, bi: BlockInstance, name: s
     decl = bi.decl
     assert isinstance(decl, A.ControlDecl)
     params, outs = _params(g, decl, parser=False)
+    if not outs:
+        g.return_stack.append(("return", ""))
+        for d in decl.locals:
+            g.local_decl(d)
+        g.stmt(decl.body)
+        return _function_source(name, params, g)
+    # with out values, `exit` is caught here so that the caller can still copy them
+    # out: the last element of the returned tuple says whether the control exited
     ret = ", ".join(outs)
-    g.return_stack.append(("return", ret))
-    for d in decl.locals:
-        g.local_decl(d)
-    g.stmt(decl.body)
-    if outs:
-        g.em(f"return ({ret},)")
+    g.return_stack.append(("return", ret + ", False"))
+    g.em("try:")
+    with g.em.indent():
+        for d in decl.locals:
+            g.local_decl(d)
+        g.stmt(decl.body)
+    g.em("except _P4Exit:")
+    g.em(f"    return ({ret}, True)")
+    g.em(f"return ({ret}, False)")
     return _function_source(name, params, g)
 
 
