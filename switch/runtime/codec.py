@@ -2,8 +2,11 @@
 
 Byte strings follow the specification's rules: big-endian, any length (the padded form
 ``\\x00\\x63`` and the canonical form ``\\x63`` are the same value) as long as the value
-fits the P4Info bit width; an empty string or a value that does not fit is OUT_OF_RANGE.
-Replies always use the canonical (shortest) form, for read-write symmetry.
+fits the P4Info bit width; an empty string or a value that does not fit is
+INVALID_ARGUMENT. (The spec's section on bytestrings names OUT_OF_RANGE, but its sections
+on match fields, action parameters, packet metadata and register data, which cover every
+byte string a client sends, name INVALID_ARGUMENT, and so does BMv2.) Replies always use
+the canonical (shortest) form, for read-write symmetry.
 
 Match fields: a "don't care" ternary, lpm, range or optional field must be omitted; a
 present field that is a wildcard (mask 0, prefix length 0, the full range) is
@@ -21,7 +24,7 @@ from p4.config.v1 import p4info_pb2, p4types_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
 from switch.engine.runtime import Exact, Lpm, MatchValue, Optional, Range, Ternary
-from switch.runtime.errors import invalid_argument, out_of_range, unimplemented
+from switch.runtime.errors import invalid_argument, unimplemented
 
 MatchField = p4info_pb2.MatchField
 
@@ -48,10 +51,10 @@ def decode_uint(data: bytes, width: int, what: str) -> int:
     """The unsigned value of a byte string that must fit in ``width`` bits."""
     _check_width(width, what)
     if not data:
-        raise out_of_range(f"{what}: empty byte string")
+        raise invalid_argument(f"{what}: empty byte string")
     value = int.from_bytes(data, "big")
     if value.bit_length() > width:
-        raise out_of_range(f"{what}: value 0x{data.hex()} does not fit in {width} bits")
+        raise invalid_argument(f"{what}: value 0x{data.hex()} does not fit in {width} bits")
     return value
 
 
@@ -59,10 +62,10 @@ def decode_int(data: bytes, width: int, what: str) -> int:
     """The signed (two's complement, sign-extended) value of a byte string."""
     _check_width(width, what)
     if not data:
-        raise out_of_range(f"{what}: empty byte string")
+        raise invalid_argument(f"{what}: empty byte string")
     value = int.from_bytes(data, "big", signed=True)
     if not -(1 << (width - 1)) <= value < (1 << (width - 1)):
-        raise out_of_range(f"{what}: value 0x{data.hex()} does not fit in int<{width}>")
+        raise invalid_argument(f"{what}: value 0x{data.hex()} does not fit in int<{width}>")
     return value
 
 

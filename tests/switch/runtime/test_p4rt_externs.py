@@ -177,7 +177,7 @@ def test_registers(client: Client, ids, server: P4RuntimeServer) -> None:  # typ
     assert e.register_entry.data.bitstring == b"\xff"  # -1 as int<16>, canonical
     assert server.switch.register_read("TestIngress.sreg", 1) == -1
 
-    expect_code(Code.OUT_OF_RANGE, client.write, update("MODIFY", register_entry(
+    expect_code(Code.INVALID_ARGUMENT, client.write, update("MODIFY", register_entry(
         rid, 1, p4data_pb2.P4Data(bitstring=b"\x01\x00\x00\x00\x00"))))
     expect_code(Code.OUT_OF_RANGE, client.write, update("MODIFY", register_entry(
         rid, 16, p4data_pb2.P4Data(bitstring=b"\x01"))))

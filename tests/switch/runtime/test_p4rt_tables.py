@@ -66,11 +66,12 @@ def test_padded_and_canonical_byte_strings(client: Client, ids) -> None:  # type
     expect_code(Code.ALREADY_EXISTS, client.write, update("INSERT", fwd(ids, mac=b"\x02")))
 
 
-def test_values_that_do_not_fit_are_out_of_range(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
-    expect_code(Code.OUT_OF_RANGE, client.write,
+def test_values_that_do_not_fit_are_invalid(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
+    expect_code(Code.INVALID_ARGUMENT, client.write,
                 update("INSERT", fwd(ids, mac=b"\x01\x00\x00\x00\x00\x00\x01")))
-    expect_code(Code.OUT_OF_RANGE, client.write, update("INSERT", fwd(ids, mac=b"")))
-    expect_code(Code.OUT_OF_RANGE, client.write, update("INSERT", fwd(ids, port=b"\x02\x00")))
+    expect_code(Code.INVALID_ARGUMENT, client.write, update("INSERT", fwd(ids, mac=b"")))
+    expect_code(Code.INVALID_ARGUMENT, client.write,
+                update("INSERT", fwd(ids, port=b"\x02\x00")))
     assert read_table(client, ids.table_id("fwd")) == []
 
 
