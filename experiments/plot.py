@@ -81,15 +81,33 @@ def _scatter(ax: Any, xs: Sequence[float], ys: Sequence[float], bound: Sequence[
                 markersize=7, linestyle="none")
 
 
-def _hollow_legend(ax: Any, any_bound: bool) -> None:
-    handles, labels = ax.get_legend_handles_labels()
+def _legend_items(axes: list[Any], any_bound: bool) -> tuple[list[Any], list[str]]:
+    """Every panel's legend entries once, plus the hollow-marker key if needed."""
+    items: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            items.setdefault(label, handle)
     if any_bound:
         from matplotlib.lines import Line2D
 
-        handles.append(Line2D([], [], marker="o", color="gray", markerfacecolor="none",
-                              linestyle="none"))
-        labels.append(CPU_BOUND_LABEL)
-    ax.legend(handles, labels, fontsize=8)
+        items[CPU_BOUND_LABEL] = Line2D([], [], marker="o", color="gray",
+                                        markerfacecolor="none", linestyle="none")
+    return list(items.values()), list(items)
+
+
+def _hollow_legend(ax: Any, any_bound: bool, loc: str = "best") -> None:
+    handles, labels = _legend_items([ax], any_bound)
+    ax.legend(handles, labels, fontsize=8, loc=loc)
+
+
+def _figure_legend(fig: Any, axes: list[Any], any_bound: bool) -> None:
+    """One legend for all panels, below them, so that no panel's data hides under it."""
+    handles, labels = _legend_items(axes, any_bound)
+    columns = min(len(labels), 4)
+    rows = -(-len(labels) // columns)
+    fig.legend(handles, labels, loc="lower center", ncols=columns, fontsize=9)
+    height = fig.get_size_inches()[1]
+    fig.tight_layout(rect=(0, min(0.3, (0.25 * rows + 0.15) / height), 1, 1))
 
 
 def plot_time_vs_size(plt: Any, rows: list[Row]) -> Any | None:
@@ -118,8 +136,7 @@ def plot_time_vs_size(plt: Any, rows: list[Row]) -> Any | None:
         ax.set_xlabel("tensor size per worker (bytes)")
         ax.set_ylabel("completion time (s)")
         ax.set_title(f"{topo}, {_rate(bw)}, loss {loss:g}")
-        _hollow_legend(ax, any(r.cpu_bound for r in group))
-    fig.tight_layout()
+    _figure_legend(fig, axes, any(r.cpu_bound for g in groups.values() for r in g))
     return fig
 
 
@@ -127,37 +144,39 @@ def plot_speedup(plt: Any, rows: list[Row]) -> Any | None:
     ups = speedups(rows)
     if not ups:
         return None
-    groups: dict[tuple[Any, ...], list[Speedup]] = {}
+    panels: dict[tuple[Any, ...], list[Speedup]] = {}
     for s in ups:
-        groups.setdefault((s.size, s.bw, s.loss), []).append(s)
-    fig, axes = plt.subplots(figsize=(PANEL[0] * 1.3, PANEL[1] * 1.2))
-    colors = _colors([f"{k}" for k in groups])
+        panels.setdefault((s.bw, s.loss), []).append(s)
+    sizes = sorted({s.size for s in ups})
+    colors = _colors([str(size) for size in sizes])
     workers = sorted({s.workers for s in ups})
     hi = max(workers)
     ns = [2 + (hi - 2) * i / 50 for i in range(51)] if hi > 2 else [2.0]
-    axes.plot(ns, [2 * (n - 1) / n for n in ns], color="black", linestyle=":")
-    axes.plot(workers, [2 * (n - 1) / n for n in workers], color="black", linestyle=":",
-              marker="_", markersize=14, label="2(N-1)/N")
-    for key, group in groups.items():
-        size, bw, loss = key
-        group.sort(key=lambda s: s.workers)
-        color = colors[f"{key}"]
-        label = f"{human_bytes(4 * size)}, {_rate(bw)}, loss {loss:g}"
-        xs = [s.workers for s in group]
-        axes.plot(xs, [s.measured for s in group], color=color, label=label)
-        _scatter(axes, xs, [s.measured for s in group], [s.cpu_bound for s in group], color)
-        model = [(s.workers, s.model) for s in group if s.model]
-        if model:
-            axes.plot(*zip(*model, strict=True), color=color, linestyle="--", marker="x",
-                      label=f"{label} (model)")
-    axes.set_xlabel("workers N")
-    axes.set_ylabel("speedup of in-network over ring")
-    axes.set_xticks(workers)
-    axes.set_xlim(min(workers) - 1, hi + 1)
-    axes.set_ylim(0, 1.25 * max([2.0, *(s.measured for s in ups)]))
-    axes.set_title("in-network aggregation vs ring all-reduce")
-    _hollow_legend(axes, any(s.cpu_bound for s in ups))
-    fig.tight_layout()
+    top = 1.2 * max([2.0, *(s.measured for s in ups), *(s.model or 0 for s in ups)])
+    fig, axes = _panels(plt, len(panels))
+    for ax, ((bw, loss), group) in zip(axes, panels.items(), strict=True):
+        ax.plot(ns, [2 * (n - 1) / n for n in ns], color="black", linestyle=":")
+        ax.plot(workers, [2 * (n - 1) / n for n in workers], color="black", linestyle=":",
+                marker="_", markersize=14, label="2(N-1)/N")
+        for size in sizes:
+            mine = sorted((s for s in group if s.size == size), key=lambda s: s.workers)
+            if not mine:
+                continue
+            color, label = colors[str(size)], f"{human_bytes(4 * size)} per worker"
+            xs = [s.workers for s in mine]
+            ax.plot(xs, [s.measured for s in mine], color=color, label=label)
+            _scatter(ax, xs, [s.measured for s in mine], [s.cpu_bound for s in mine], color)
+            model = [(s.workers, s.model) for s in mine if s.model]
+            if model:
+                ax.plot(*zip(*model, strict=True), color=color, linestyle="--", marker="x",
+                        label=f"{label} (model)")
+        ax.set_xlabel("workers N")
+        ax.set_ylabel("speedup of in-network over ring")
+        ax.set_xticks(workers)
+        ax.set_xlim(min(workers) - 1, hi + 1)
+        ax.set_ylim(0, top)
+        ax.set_title(f"in-network vs ring, {_rate(bw)}, loss {loss:g}")
+    _figure_legend(fig, axes, any(s.cpu_bound for s in ups))
     return fig
 
 
@@ -189,8 +208,7 @@ def plot_goodput_vs_loss(plt: Any, rows: list[Row]) -> Any | None:
         ax.set_ylabel("goodput S/t (Mbit/s)")
         ax.set_ylim(bottom=0)
         ax.set_title(f"{topo}, {_rate(bw)}, {human_bytes(4 * group[0].size)} per worker")
-        _hollow_legend(ax, any(r.cpu_bound for r in group))
-    fig.tight_layout()
+    _figure_legend(fig, axes, any(r.cpu_bound for g in chosen.values() for r in g))
     return fig
 
 

@@ -1,0 +1,140 @@
+"""The fidelity monitor against real processes (a busy loop must show as a whole core,
+a sleeper as none, a child's work as its parent's), link counters from a stand-in
+``/sys/class/net``, and the ``cpu_bound`` verdict."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from experiments.monitor import (
+    LinkUse,
+    Monitor,
+    MonitorReport,
+    ProcessUse,
+    descendants_of,
+    process_stat,
+)
+
+# Busy for CPU_S seconds of CPU time once a line arrives on stdin, then print the CPU
+# and wall time it took: on a loaded machine the loop gets less than a core, and the
+# monitor must see what the process really got.
+BUSY = ("import sys, time\n"
+        "sys.stdin.readline()\n"
+        "w, c = time.monotonic(), time.process_time()\n"
+        "while time.process_time() - c < {s}: pass\n"
+        "print(time.process_time() - c, time.monotonic() - w, flush=True)\n")
+PARENT_OF_BUSY = ("import subprocess, sys\n"
+                  "subprocess.run([sys.executable, '-c', {code!r}])\n")
+IDLE = "import sys, time\nsys.stdin.readline()\ntime.sleep({s})\n"
+CPU_S = 1.0
+
+
+def start(code: str) -> subprocess.Popen[str]:
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    time.sleep(0.3)  # past the interpreter's start-up
+    return p
+
+
+def watch(procs: dict[str, subprocess.Popen[str]]) -> tuple[MonitorReport, dict[str, str]]:
+    """Release the processes together, wait for their exit without reaping them (so
+    the last sample still reads their final CPU time), then stop the monitor."""
+    monitor = Monitor(interval=0.05)
+    monitor.release({name: p.pid for name, p in procs.items()})
+    for p in procs.values():
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    outputs = {}
+    for name, p in procs.items():
+        assert p.stdout is not None
+        outputs[name] = p.stdout.read()
+        os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
+    report = monitor.stop()
+    for p in procs.values():
+        p.wait()
+    return report, outputs
+
+
+def test_busy_loop_is_a_whole_core_and_a_sleeper_none() -> None:
+    busy, idle = start(BUSY.format(s=CPU_S)), start(IDLE.format(s=CPU_S))
+    report, out = watch({"busy": busy, "idle": idle})
+    use = {p.name: p for p in report.processes}
+    cpu, wall = map(float, out["busy"].split())
+    # the core the loop got (1.0 on a quiet machine, less when others compete)
+    assert use["busy"].cpu_mean == pytest.approx(cpu / wall, abs=0.15)
+    assert use["busy"].cpu_mean * report.seconds == pytest.approx(CPU_S, abs=0.15)
+    assert use["idle"].cpu_mean < 0.05 and not use["idle"].busy
+    assert use["busy"].samples >= 10
+    if cpu / wall > 0.95:  # it had a core to itself: it is marked as saturating it
+        assert use["busy"].busy
+        [reason] = report.verdict()
+        assert reason.startswith("busy (agent) used more than 90% of a core for ")
+
+
+def test_a_child_counts_for_its_parent() -> None:
+    parent = start(PARENT_OF_BUSY.format(code=BUSY.format(s=CPU_S)))
+    deadline = time.monotonic() + 10
+    while not descendants_of(parent.pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    report, out = watch({"parent": parent})
+    [use] = report.processes
+    cpu, wall = map(float, out["parent"].split())
+    assert use.cpu_mean * report.seconds == pytest.approx(CPU_S, abs=0.2)
+    assert use.cpu_mean == pytest.approx(cpu / wall, abs=0.2)
+
+
+def test_a_gone_process_reads_as_none() -> None:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    assert process_stat(p.pid) is None
+
+
+def test_links_from_the_interface_counters(tmp_path: Path) -> None:
+    stats = tmp_path / "s1-eth1" / "statistics"
+    stats.mkdir(parents=True)
+    (stats / "rx_bytes").write_text("1000\n")
+    (stats / "tx_bytes").write_text("5000\n")
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.6)"])
+    monitor = Monitor({"s1-eth1": 8.0, "s1-eth9": 8.0}, interval=0.05, sys_net=tmp_path)
+    monitor.release({"h1": sleeper.pid})
+    (stats / "rx_bytes").write_text(str(1000 + 250_000))
+    (stats / "tx_bytes").write_text(str(5000 + 500_000))
+    sleeper.wait()
+    report = monitor.stop()
+    [link] = report.links  # s1-eth9 does not exist
+    assert (link.iface, link.rx_bytes, link.tx_bytes) == ("s1-eth1", 250_000, 500_000)
+    # 500 kB in ~0.6 s over an 8 Mbit/s link: ~80% of the rate
+    assert report.busiest_link_utilization == pytest.approx(
+        500_000 * 8 / report.seconds / 8e6)
+
+
+def report(processes: list[ProcessUse], machine: float, link_bytes: int,
+           seconds: float = 1.0) -> MonitorReport:
+    return MonitorReport(seconds, 0.05, 2, machine, 1.0 if machine > 0.9 else 0.0, 20,
+                         processes, [LinkUse("s1-eth1", link_bytes, 0, 10.0)])
+
+
+def test_verdict() -> None:
+    calm = ProcessUse("s1", "switch", 1, 0.5, 0.7, 0.0, 20)
+    saturated = ProcessUse("s1", "switch", 1, 0.97, 1.0, 0.95, 20)
+    # a saturated switch makes the point cpu_bound, whatever the links did
+    assert report([saturated], 0.6, 1_250_000).verdict() == [
+        "s1 (switch) used more than 90% of a core for 95% of the run (mean 97%)"]
+    # a busy machine with a busy link is fine; with an idle link it is not
+    assert report([calm], 0.95, 1_200_000).verdict() == []
+    [reason] = report([calm], 0.95, 300_000).verdict()
+    assert reason == ("the machine's 2 cores were 95% busy while the busiest link "
+                      "carried 24% of its rate")
+    assert report([calm], 0.5, 300_000).verdict() == []
+    # too few samples for "most of the run": the mean decides
+    short = ProcessUse("h1", "agent", 2, 0.95, 0.95, 0.0, 2)
+    assert short.busy
+    assert report([calm], 0.6, 300_000).to_json()["busiest_link_utilization"] == 0.24
