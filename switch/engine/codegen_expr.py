@@ -462,6 +462,9 @@ class ExprMixin(FuncGenBase):
                 raise self.unsupported(f"assignment to {target.name}", target)
             self.em(f"{code} = {value}")
             return
+        if isinstance(target, Raw):
+            self.em(f"{target.code} = {value}")
+            return
         if isinstance(target, A.Member):
             bt = self.ty(target.expr)
             if isinstance(bt, (T.Header, T.Struct, T.HeaderUnion)):

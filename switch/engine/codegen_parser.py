@@ -25,7 +25,7 @@ class ParserMixin(StmtMixin):
         args = self.args_of(c)
         short = self.err("PacketTooShort", 1)
         if m == "extract":
-            self.extract(args[0], args[1] if len(args) > 1 else None, c)  # type: ignore[arg-type]
+            self.extract(args[0], args[1] if len(args) > 1 else None, c)
             return None
         if m == "lookahead":
             lt = None
@@ -108,7 +108,9 @@ class ParserMixin(StmtMixin):
             self.em(f"{path}.valid = True")
         return obj
 
-    def extract(self, target: A.Expr, nbits: A.Expr | None, c: A.Call) -> None:
+    def extract(self, target: A.Expr | None, nbits: A.Expr | None, c: A.Call) -> None:
+        if target is None:  # `extract<H>(_)`: into a header nobody sees, to skip it
+            target = self.scratch(c.type_args[0].resolved if c.type_args else None, c)
         t = self.ty(target)
         if not isinstance(t, T.Header):
             raise self.unsupported(f"extract into a {t}", c)

@@ -278,6 +278,7 @@ class StmtMixin(LoopMixin):
         if isinstance(t, A.CallExternMethod):
             if t.extern in ("packet_in", "packet_out"):
                 return self.packet_method(c, t)
+            c = self.dont_care_outs(c, t.overload.params)
             inst = None
             d = getattr(t.receiver, "decl", None)
             if isinstance(d, A.Instantiation):
@@ -285,6 +286,7 @@ class StmtMixin(LoopMixin):
                 inst = self.program.externs.get(fqn or "")
             return self.hooks.extern_method(self, c, t, inst)  # type: ignore[arg-type]
         if isinstance(t, A.CallExternFunction):
+            c = self.dont_care_outs(c, t.function.params)
             name = t.function.name
             if name == "verify":
                 return self.verify(c)  # type: ignore[attr-defined]
@@ -295,6 +297,30 @@ class StmtMixin(LoopMixin):
 
     def args_of(self, c: A.Call) -> list[A.Expr | None]:
         return list(c.resolved_args) if c.resolved_args else _arg_values(c.args)
+
+    def dont_care_outs(self, c: A.Call, params: list[A.Param]) -> A.Call:
+        """``c`` with each ``_`` for an out parameter replaced by a temporary that the
+        extern writes and nobody reads: the value is dropped, the side effects (a
+        meter's state, the random generator's) stay."""
+        if all(a.value is not None for a in c.args):
+            return c
+        args = [self.scratch(p.type_ref.resolved, c)
+                if a is None and p.direction == "out" and not p.optional else a
+                for p, a in zip(params, self.args_of(c), strict=False)]
+        return A.Call(c.pos, c.callee, c.type_args, c.args, target=c.target,
+                      resolved_args=args, type=c.type)
+
+    def scratch(self, t: T.Type | None, node: A.Node) -> Raw:
+        """A fresh temporary of type ``t`` for a ``_`` argument. The type of a value
+        nobody reads matters only for an aggregate (a generic extern's out parameter
+        has a type variable here: a wide scalar stands for it)."""
+        st = strip(t) if t is not None else None
+        if not isinstance(st, (T.Bits, T.Bool, T.Header, T.Struct, T.HeaderUnion, T.Stack)):
+            st = T.Bits(64)
+        name = self.tmp("_dc")
+        if is_aggregate(st):
+            self.em(f"{name} = {self.types.default(st)}")
+        return Raw(node.pos, name, type=st)
 
     def action_fqn(self, decl: A.ActionDecl) -> str:
         fqn = self.instance_fqn(decl)

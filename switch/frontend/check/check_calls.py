@@ -251,6 +251,11 @@ def bind(chk: Checker, call: A.Call, sig: Signature) -> list[A.Expr | None] | No
                               f"for parameter {p.name} of direction "
                               f"'{p.direction or 'none'}'")
                 return None
+            if free_vars(pt):
+                names = ", ".join(tp.name for tp in free_vars(pt))
+                chk.error_at(call, f"{chk.text(call)}: cannot infer a type for type parameter "
+                             f"{names} of {sig.name} from _; give it as a type argument")
+                return None
             result.append(None)
             continue
         if is_unknown(v.type):

@@ -40,6 +40,14 @@ def check_core_method(chk: Checker, call: A.Call, extern: str, method: str) -> N
     args = call.resolved_args
     if extern == "packet_in" and method == "extract" and args:
         target = args[0]
+        if target is None and call.type_args:  # extract<T>(_)
+            ref = call.type_args[0]
+            t = ref.resolved
+            if t is not None and not is_unknown(t) and not isinstance(t, T.Header):
+                text = type_ref_text(ref)
+                chk.ctx.error(ref.pos, f"extract<{text}>(_): the type argument must be a "
+                              "header", len(text))
+            return
         if target is None or target.type is None or is_unknown(target.type):
             return
         if not isinstance(target.type, T.Header):
