@@ -5,9 +5,10 @@ Rules followed (P4Runtime 1.x, and PI's server in front of BMv2 where the spec l
 choice):
 
 * a member's action must be an action of a table using the profile (INVALID_ARGUMENT);
-* a duplicate id is ALREADY_EXISTS, an unknown one NOT_FOUND; deleting a member still in
-  a group or named by a table entry, or a group still named by an entry, is
-  FAILED_PRECONDITION;
+* an action profile id the P4Info lacks is INVALID_ARGUMENT (as for every P4Info id); a
+  duplicate member or group id is ALREADY_EXISTS, an unknown one NOT_FOUND; deleting a
+  member still in a group or named by a table entry, or a group still named by an
+  entry, is FAILED_PRECONDITION;
 * groups exist only in profiles with a selector (INVALID_ARGUMENT elsewhere); member
   weights are > 0 and a member is listed once (INVALID_ARGUMENT); ``max_size`` is >= 0,
   at most the P4Info's ``max_group_size`` when that is set (INVALID_ARGUMENT) and cannot
@@ -37,7 +38,7 @@ from p4.v1 import p4runtime_pb2
 
 from switch.runtime.codec import decode_params, decode_uint, encode_params
 from switch.runtime.entities_pre import PORT_BITS, SDN_PORT_CPU
-from switch.runtime.errors import invalid_argument, not_found, resource_exhausted
+from switch.runtime.errors import invalid_argument, resource_exhausted
 from switch.runtime.state import PipelineState
 
 Update = p4runtime_pb2.Update
@@ -50,7 +51,7 @@ def _profile(state: PipelineState, pid: int) -> p4info_pb2.ActionProfile:
         raise invalid_argument("action profile id 0 is not a valid id")
     p = state.schema.action_profiles.get(pid)
     if p is None:
-        raise not_found(f"no action profile with id {pid} in the P4Info")
+        raise invalid_argument(f"no action profile with id {pid} in the P4Info")
     return p
 
 

@@ -1,11 +1,15 @@
 """The P4Info of the running pipeline, indexed by id, and the P4Info consistency check.
 
 The server resolves every id of a request here; the names it hands to the engine are
-the P4Info fully-qualified names, which are the engine's names too.
+the P4Info fully-qualified names, which are the engine's names too. An id the P4Info
+does not have is INVALID_ARGUMENT, as BMv2 answers (the spec names no code for it, and
+INVALID_ARGUMENT for unknown match field, action and parameter ids), except a digest id,
+which is NOT_FOUND, as BMv2 answers that one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p4.config.v1 import p4info_pb2
@@ -98,12 +102,13 @@ class Schema:
     # ------------------------------------------------------------------ lookups
 
     @staticmethod
-    def _get(table: dict, oid: int, what: str) -> object:
+    def _get(table: dict, oid: int, what: str,
+             unknown: Callable[[str], P4RuntimeError] = invalid_argument) -> object:
         if oid == 0:
             raise invalid_argument(f"{what} id 0 is not a valid id")
         obj = table.get(oid)
         if obj is None:
-            raise not_found(f"no {what} with id {oid} in the P4Info")
+            raise unknown(f"no {what} with id {oid} in the P4Info")
         return obj
 
     def table(self, tid: int) -> TableInfo:
@@ -122,7 +127,7 @@ class Schema:
         return self._get(self.registers, rid, "register")  # type: ignore[return-value]
 
     def digest(self, did: int) -> p4info_pb2.Digest:
-        return self._get(self.digests, did, "digest")  # type: ignore[return-value]
+        return self._get(self.digests, did, "digest", not_found)  # type: ignore[return-value]
 
     def value_set(self, vid: int) -> p4info_pb2.ValueSet:
         return self._get(self.value_sets, vid, "value set")  # type: ignore[return-value]

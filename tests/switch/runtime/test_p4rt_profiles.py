@@ -144,7 +144,7 @@ def test_members_groups_entries_and_packets(pc: Client, server, prog) -> None:
 def test_error_codes(pc: Client, prog) -> None:
     sel, ap, ecmp, prof, aset = ids(prog)
     w = pc.write
-    expect_code(Code.NOT_FOUND, w, update("INSERT", member(0x11FFFFFF, 1, aset, 1)))
+    expect_code(Code.INVALID_ARGUMENT, w, update("INSERT", member(0x11FFFFFF, 1, aset, 1)))
     expect_code(Code.INVALID_ARGUMENT, w, update("INSERT", member(sel, 1)))  # no action
     noaction = prog[2].action_id("NoAction")
     expect_code(Code.INVALID_ARGUMENT, w, update("INSERT", member(ap, 1, noaction)))

@@ -282,7 +282,8 @@ def test_wildcard_reads_and_filters(client: Client, ids) -> None:  # type: ignor
 
 
 def test_request_level_errors(client: Client, ids) -> None:  # type: ignore[no-untyped-def]
-    expect_code(Code.NOT_FOUND, client.write,
+    # a table id the P4Info lacks is INVALID_ARGUMENT, as BMv2 answers
+    expect_code(Code.INVALID_ARGUMENT, client.write,
                 update("INSERT", table_entry(0x02FFFFFF, [exact(1, b"\x01")], 1)))
     expect_code(Code.INVALID_ARGUMENT, client.write, update("INSERT", table_entry(0)))
     expect_code(Code.UNIMPLEMENTED, client.write, update("INSERT", fwd(ids)), atomicity=1)
@@ -292,4 +293,4 @@ def test_request_level_errors(client: Client, ids) -> None:  # type: ignore[no-u
     with pytest.raises(grpc.RpcError) as info:
         client.read(table_entry(0x02FFFFFF))
     assert info.value.code() == Code.UNKNOWN
-    assert [c for c, _ in batch_errors(info.value)] == [Code.NOT_FOUND.value[0]]
+    assert [c for c, _ in batch_errors(info.value)] == [Code.INVALID_ARGUMENT.value[0]]
