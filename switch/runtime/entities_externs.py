@@ -318,16 +318,17 @@ def write_digest_entry(state: PipelineState, utype: int, e: p4runtime_pb2.Digest
 
 def read_digest_entries(state: PipelineState, e: p4runtime_pb2.DigestEntry
                         ) -> Iterator[p4runtime_pb2.Entity]:
+    """The configs of the enabled digests; naming one that is not enabled is NOT_FOUND,
+    as on BMv2."""
     if e.digest_id:
-        state.schema.digest(e.digest_id)
+        name = state.schema.digest(e.digest_id).preamble.name
+        if e.digest_id not in state.digest_configs:
+            raise not_found(f"digest {name} is not enabled")
         ids = [e.digest_id]
     else:
         ids = sorted(state.digest_configs)
     for did in ids:
-        config = state.digest_configs.get(did)
-        if config is None:
-            continue
         ent = p4runtime_pb2.Entity()
         ent.digest_entry.digest_id = did
-        ent.digest_entry.config.CopyFrom(config)
+        ent.digest_entry.config.CopyFrom(state.digest_configs[did])
         yield ent

@@ -2,7 +2,8 @@
 
 Replica ports may be given as ``egress_port`` (uint32, what p4runtime-shell sends) or
 ``port`` (an SDN port byte string); ``SDN_PORT_CPU`` stands for the switch's CPU port.
-Reads give entries back exactly as written. Clone sessions accept a
+Reads give entries back exactly as written; id 0 reads every entry, and reading a given
+id that does not exist is NOT_FOUND, as on BMv2. Clone sessions accept a
 ``class_of_service`` (0..7) and give it back, but v1model has no classes of service, so
 it has no effect on the copies.
 """
@@ -128,17 +129,19 @@ def read_pre_entries(state: PipelineState, e: p4runtime_pb2.PacketReplicationEng
     kind = e.WhichOneof("type")
     if kind in ("multicast_group_entry", None):
         gid = e.multicast_group_entry.multicast_group_id
+        if gid and gid not in state.mc_groups:
+            raise not_found(f"multicast group {gid} does not exist")
         for g in sorted(state.mc_groups) if gid == 0 else [gid]:
-            group = state.mc_groups.get(g)
-            if group is not None:
-                ent = p4runtime_pb2.Entity()
-                ent.packet_replication_engine_entry.multicast_group_entry.CopyFrom(group)
-                yield ent
+            ent = p4runtime_pb2.Entity()
+            ent.packet_replication_engine_entry.multicast_group_entry.CopyFrom(
+                state.mc_groups[g])
+            yield ent
     if kind in ("clone_session_entry", None):
         sid = e.clone_session_entry.session_id
+        if sid and sid not in state.clone_sessions:
+            raise not_found(f"clone session {sid} does not exist")
         for s in sorted(state.clone_sessions) if sid == 0 else [sid]:
-            session = state.clone_sessions.get(s)
-            if session is not None:
-                ent = p4runtime_pb2.Entity()
-                ent.packet_replication_engine_entry.clone_session_entry.CopyFrom(session)
-                yield ent
+            ent = p4runtime_pb2.Entity()
+            ent.packet_replication_engine_entry.clone_session_entry.CopyFrom(
+                state.clone_sessions[s])
+            yield ent

@@ -244,6 +244,7 @@ def test_digest_entries(client: Client, ids) -> None:  # type: ignore[no-untyped
     assert e.digest_entry.config.ack_timeout_ns == 5
     client.write(update("DELETE", ent))
     assert client.read(wildcard) == []
+    expect_code(Code.NOT_FOUND, client.read, ent)  # a given digest: as BMv2 answers
     expect_code(Code.NOT_FOUND, client.write, update("DELETE", ent))
     bad = Entity()
     bad.digest_entry.digest_id = 0x17FFFFFF  # unlike other unknown ids, as BMv2 answers
@@ -290,6 +291,7 @@ def test_multicast_groups(client: Client, ids, server: P4RuntimeServer) -> None:
     client.write(update("DELETE", pre_group(7)))
     expect_code(Code.NOT_FOUND, client.write, update("DELETE", pre_group(7)))
     assert 7 not in server.switch.mc_groups()
+    expect_code(Code.NOT_FOUND, client.read, pre_group(7))  # as BMv2 answers
 
 
 def test_clone_sessions(client: Client, server: P4RuntimeServer) -> None:
@@ -313,6 +315,7 @@ def test_clone_sessions(client: Client, server: P4RuntimeServer) -> None:
     s.session_id = 5
     client.write(update("DELETE", ent))
     assert client.read(read) == []
+    expect_code(Code.NOT_FOUND, client.read, ent)  # a given session: as BMv2 answers
 
 
 def test_unsupported_entities(client: Client) -> None:
