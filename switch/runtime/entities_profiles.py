@@ -10,7 +10,8 @@ choice):
   member still in a group or named by a table entry, or a group still named by an
   entry, is FAILED_PRECONDITION;
 * groups exist only in profiles with a selector (INVALID_ARGUMENT elsewhere); member
-  weights are > 0 and a member is listed once (INVALID_ARGUMENT); ``max_size`` is >= 0,
+  weights are > 0 (INVALID_ARGUMENT) and a member is listed once (ALREADY_EXISTS, as
+  BMv2 answers and as the spec rules for value set members); ``max_size`` is >= 0,
   at most the P4Info's ``max_group_size`` when that is set (INVALID_ARGUMENT) and cannot
   change after the group's creation (INVALID_ARGUMENT); members (their weights summed
   under ``sum_of_weights``, the default) beyond ``max_size`` -- or ``max_group_size``
@@ -38,7 +39,7 @@ from p4.v1 import p4runtime_pb2
 
 from switch.runtime.codec import decode_params, decode_uint, encode_params
 from switch.runtime.entities_pre import PORT_BITS, SDN_PORT_CPU
-from switch.runtime.errors import invalid_argument, resource_exhausted
+from switch.runtime.errors import already_exists, invalid_argument, resource_exhausted
 from switch.runtime.state import PipelineState
 
 Update = p4runtime_pb2.Update
@@ -136,8 +137,8 @@ def _check_group(p: p4info_pb2.ActionProfile, g: p4runtime_pb2.ActionProfileGrou
         if mem.watch_port:
             _check_watch_port(name, g.group_id, mem)
         if mem.member_id in weights:
-            raise invalid_argument(f"action profile {name}, group {g.group_id}: member "
-                                   f"{mem.member_id} is listed twice (use a weight)")
+            raise already_exists(f"action profile {name}, group {g.group_id}: member "
+                                 f"{mem.member_id} is listed twice (use a weight)")
         weights[mem.member_id] = mem.weight
     per_member = p.WhichOneof("selector_size_semantics") == "sum_of_members"
     if per_member:

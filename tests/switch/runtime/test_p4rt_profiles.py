@@ -156,7 +156,7 @@ def test_error_codes(pc: Client, prog) -> None:
     expect_code(Code.INVALID_ARGUMENT, w, update("INSERT", group(ap, 1, [1])))  # no selector
     expect_code(Code.NOT_FOUND, w, update("INSERT", group(sel, 1, [9])))
     expect_code(Code.INVALID_ARGUMENT, w, update("INSERT", group(sel, 1, [(1, 0)])))
-    expect_code(Code.INVALID_ARGUMENT, w, update("INSERT", group(sel, 1, [1, 1])))
+    expect_code(Code.ALREADY_EXISTS, w, update("INSERT", group(sel, 1, [1, 1])))  # as BMv2
     expect_code(Code.INVALID_ARGUMENT, w, update("INSERT", group(sel, 1, [1], max_size=4)))
     expect_code(Code.RESOURCE_EXHAUSTED, w, update("INSERT", group(sel, 1, [(1, 4)])))
     expect_code(Code.RESOURCE_EXHAUSTED, w,
