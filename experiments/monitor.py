@@ -1,19 +1,22 @@
 """Fidelity monitor: is a measurement the network's, or the emulator's CPU's?
 
 An emulated network is only as good as the CPUs that run it (the idea of
-Mininet-HiFi's monitors): a switch process or an agent that needs a whole core, or a
-machine whose cores are all busy, stretches the timings, and the figures then describe
-the emulator. While a point runs, ``Monitor`` samples
+Mininet-HiFi's monitors): a switch process or an agent that needs a whole core, or
+one that waits for a CPU the other processes hold, stretches the timings, and the
+figures then describe the emulator. While a point runs, ``Monitor`` samples
 
 - the CPU time of each watched process with all its threads and descendants
   (``/proc/PID/stat``: utime + stime, and cutime + cstime for reaped children),
+- the time its threads spent runnable but waiting for a CPU (``/proc/PID/task/*/
+  schedstat``, the run-queue delay),
 - the machine's CPU time (``/proc/stat``),
 - the bytes through each link interface (``/sys/class/net/IF/statistics``),
 
 every ``interval`` seconds from ``release`` (the moment the agents start) until the
 last agent has exited. ``MonitorReport.verdict`` then marks the point ``cpu_bound``
-when a watched process used more than 90% of a core for most of the run, or when the
-whole machine did while the busiest link carried well under its rate.
+when a watched process was running or waiting to run more than 90% of the time
+(it needed a whole core: it set the pace, not the links) for most of the run, or when
+the whole machine was busy while the busiest link carried well under its rate.
 """
 
 from __future__ import annotations
@@ -75,6 +78,21 @@ def descendants_of(pid: int, proc: Path = PROC) -> list[int]:
     return out
 
 
+def process_wait(pid: int, proc: Path = PROC) -> int:
+    """Nanoseconds the threads of ``pid`` have spent runnable, waiting for a CPU."""
+    total = 0
+    try:
+        tasks = list((proc / str(pid) / "task").iterdir())
+    except OSError:
+        return 0
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
 def machine_ticks(proc: Path = PROC) -> tuple[int, int]:
     """(busy, total) CPU ticks of all cores since boot."""
     with open(proc / "stat") as f:
@@ -103,13 +121,15 @@ class ProcessUse:
     pid: int
     cpu_mean: float = 0.0  # cores, over the run
     cpu_max: float = 0.0  # cores, the busiest sample
-    busy_fraction: float = 0.0  # share of the samples above BUSY
+    wait_mean: float = 0.0  # cores' worth of waiting for a CPU, over the run
+    busy_fraction: float = 0.0  # share of the samples with CPU + wait above BUSY
     samples: int = 0
 
     @property
     def busy(self) -> bool:
+        """It needed a whole core (running or waiting to run) for most of the run."""
         if self.samples < MIN_SAMPLES:
-            return self.cpu_mean > BUSY
+            return self.cpu_mean + self.wait_mean > BUSY
         return self.busy_fraction > MOSTLY
 
 
@@ -151,9 +171,9 @@ class MonitorReport:
 
     def verdict(self) -> list[str]:
         """Why the point is CPU-bound (empty: it is not)."""
-        reasons = [f"{p.name} ({p.role}) used more than {BUSY:.0%} of a core for "
-                   f"{p.busy_fraction:.0%} of the run (mean {p.cpu_mean:.0%})"
-                   for p in self.processes if p.busy]
+        reasons = [f"{p.name} ({p.role}) needed more than {BUSY:.0%} of a core for "
+                   f"{p.busy_fraction:.0%} of the run (running {p.cpu_mean:.0%}, waiting "
+                   f"for a CPU {p.wait_mean:.0%})" for p in self.processes if p.busy]
         link = self.busiest_link_utilization
         if self.machine_busy and link is not None and link < IDLE_LINK:
             reasons.append(f"the machine's {self.cores} cores were {self.machine_cpu_mean:.0%} "
@@ -176,10 +196,13 @@ class _Watched:
     name: str
     role: str
     pid: int
-    ticks: int  # the tree's ticks at the previous sample
     descendants: list[int]
-    first: int
-    samples: list[float] = field(default_factory=list)
+    ticks: int = 0  # the tree's CPU ticks at the previous sample
+    first: int = 0  # ... at the release
+    wait: int = 0  # the tree's run-queue wait (ns) at the previous sample
+    first_wait: int = 0
+    cpu: list[float] = field(default_factory=list)  # per sample, cores
+    demand: list[float] = field(default_factory=list)  # per sample, CPU + wait
     alive: bool = True
 
 
@@ -215,16 +238,16 @@ class Monitor:
         """Add processes (name -> PID) to watch from the next sample on."""
         with self._lock:
             for name, pid in processes.items():
-                tree = [pid, *descendants_of(pid, self.proc)]
-                ticks = self._tree_ticks(tree)
-                self._watched.append(_Watched(name, role, pid, ticks, tree[1:], ticks))
+                w = _Watched(name, role, pid, descendants_of(pid, self.proc))
+                self._baseline(w)
+                self._watched.append(w)
 
     def release(self, agents: dict[str, int]) -> None:
         """The agents (name -> PID) start now: the run begins."""
         self.watch(agents, "agent")
         with self._lock:
             for w in self._watched:  # the run starts now for the switches too
-                w.ticks = w.first = self._tree_ticks([w.pid, *w.descendants])
+                self._baseline(w)
             self._start = self.clock()
             self._prev = self._start
             self._links0 = self._read_links()
@@ -242,6 +265,14 @@ class Monitor:
             return self._report()
 
     # ---------------------------------------------------------------- internal
+
+    def _baseline(self, w: _Watched) -> None:
+        tree = [w.pid, *w.descendants]
+        w.ticks = w.first = self._tree_ticks(tree)
+        w.wait = w.first_wait = self._tree_wait(tree)
+
+    def _tree_wait(self, pids: Iterable[int]) -> int:
+        return sum(process_wait(pid, self.proc) for pid in pids)
 
     def _tree_ticks(self, pids: Iterable[int]) -> int:
         total = 0
@@ -282,9 +313,13 @@ class Monitor:
                 w.alive = False
             if st is not None:
                 ticks = st[1] + self._tree_ticks(w.descendants)
+                wait = self._tree_wait([w.pid, *w.descendants])
                 if dt > 0:
-                    w.samples.append(max(ticks - w.ticks, 0) / CLK_TCK / dt)
+                    cpu = max(ticks - w.ticks, 0) / CLK_TCK / dt
+                    w.cpu.append(cpu)
+                    w.demand.append(cpu + max(wait - w.wait, 0) / 1e9 / dt)
                 w.ticks = max(ticks, w.ticks)
+                w.wait = max(wait, w.wait)
             if w.role == "agent" and w.alive:
                 agents_running = True
         busy, total = machine_ticks(self.proc)
@@ -307,9 +342,10 @@ class Monitor:
                                _share_above(self._machine, BUSY), len(self._machine))
         for w in self._watched:
             mean = (w.ticks - w.first) / CLK_TCK / seconds if seconds > 0 else 0.0
+            wait = (w.wait - w.first_wait) / 1e9 / seconds if seconds > 0 else 0.0
             report.processes.append(ProcessUse(
-                w.name, w.role, w.pid, mean, max(w.samples, default=0.0),
-                _share_above(w.samples, BUSY), len(w.samples)))
+                w.name, w.role, w.pid, mean, max(w.cpu, default=0.0), wait,
+                _share_above(w.demand, BUSY), len(w.cpu)))
         for iface, rate in self.link_rates.items():
             if iface in self._links0 and iface in self._links1:
                 (r0, t0_), (r1, t1) = self._links0[iface], self._links1[iface]

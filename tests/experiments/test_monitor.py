@@ -72,10 +72,24 @@ def test_busy_loop_is_a_whole_core_and_a_sleeper_none() -> None:
     assert use["busy"].cpu_mean * report.seconds == pytest.approx(CPU_S, abs=0.15)
     assert use["idle"].cpu_mean < 0.05 and not use["idle"].busy
     assert use["busy"].samples >= 10
-    if cpu / wall > 0.95:  # it had a core to itself: it is marked as saturating it
-        assert use["busy"].busy
-        [reason] = report.verdict()
-        assert reason.startswith("busy (agent) used more than 90% of a core for ")
+    # running or waiting to run all along: it needed a whole core
+    assert use["busy"].cpu_mean + use["busy"].wait_mean == pytest.approx(1.0, abs=0.15)
+    assert use["busy"].busy
+    [reason] = report.verdict()
+    assert reason.startswith("busy (agent) needed more than 90% of a core for ")
+
+
+def test_two_loops_on_one_core_each_wait_half_the_time() -> None:
+    pinned = "import os\nos.sched_setaffinity(0, {0})\n" + BUSY.format(s=CPU_S / 2)
+    a, b = start(pinned), start(pinned)
+    report, _ = watch({"a": a, "b": b})
+    for use in report.processes:
+        # each got about half of core 0 and waited for it the rest of the time: the
+        # CPU figure alone would not show that they set the pace
+        assert use.cpu_mean < 0.75
+        assert use.wait_mean > 0.25
+        assert use.cpu_mean + use.wait_mean == pytest.approx(1.0, abs=0.15)
+        assert use.busy
 
 
 def test_a_child_counts_for_its_parent() -> None:
@@ -123,11 +137,12 @@ def report(processes: list[ProcessUse], machine: float, link_bytes: int,
 
 
 def test_verdict() -> None:
-    calm = ProcessUse("s1", "switch", 1, 0.5, 0.7, 0.0, 20)
-    saturated = ProcessUse("s1", "switch", 1, 0.97, 1.0, 0.95, 20)
-    # a saturated switch makes the point cpu_bound, whatever the links did
+    calm = ProcessUse("s1", "switch", 1, 0.5, 0.7, 0.1, 0.0, 20)
+    saturated = ProcessUse("s1", "switch", 1, 0.57, 1.0, 0.4, 0.95, 20)
+    # a switch that needed a whole core makes the point cpu_bound, whatever the links did
     assert report([saturated], 0.6, 1_250_000).verdict() == [
-        "s1 (switch) used more than 90% of a core for 95% of the run (mean 97%)"]
+        "s1 (switch) needed more than 90% of a core for 95% of the run (running 57%, "
+        "waiting for a CPU 40%)"]
     # a busy machine with a busy link is fine; with an idle link it is not
     assert report([calm], 0.95, 1_200_000).verdict() == []
     [reason] = report([calm], 0.95, 300_000).verdict()
@@ -135,6 +150,6 @@ def test_verdict() -> None:
                       "carried 24% of its rate")
     assert report([calm], 0.5, 300_000).verdict() == []
     # too few samples for "most of the run": the mean decides
-    short = ProcessUse("h1", "agent", 2, 0.95, 0.95, 0.0, 2)
-    assert short.busy
+    assert ProcessUse("h1", "agent", 2, 0.6, 0.6, 0.35, 0.0, 2).busy
+    assert not ProcessUse("h1", "agent", 2, 0.6, 0.6, 0.2, 0.0, 2).busy
     assert report([calm], 0.6, 300_000).to_json()["busiest_link_utilization"] == 0.24
