@@ -88,6 +88,10 @@ class ModuleBuilder:
         self.counter = itertools.count()
         self.function_names: dict[int, str] = {}  # id(FunctionDecl) -> python name
         self.pending_functions: list[A.FunctionDecl] = []
+        # lane fusion (see codegen_lanes): on unless tracing or turned off; the runs of
+        # each (block fqn, id(statement list))
+        self.fuse_lanes = not trace
+        self.lane_groups: dict[tuple[str, int], Any] = {}
 
     def bind(self, obj: Any, hint: str) -> str:
         """A global name for ``obj`` in the generated module (one per object)."""

@@ -9,6 +9,13 @@ in place, so references stay valid for the whole packet). A header stack holds
 For each header type the extraction and emission code is planned here: the fields are
 cut into byte-aligned runs read with one ``struct`` format, so extracting a header costs
 one ``unpack_from`` plus one store per field.
+
+A run of consecutive fields that lane fusion (``switch.engine.lanes``) steps through is
+held as one numpy array instead (``a_<first field>``, of the fields' exact integer
+dtype): fused code reads and writes it whole, extraction and emission convert it from
+and to big-endian bytes in one step, and each field of the run stays readable and
+writable by its own name through a property (``f_<field>``), so every other use of the
+header is unchanged.
 """
 
 from __future__ import annotations
@@ -17,7 +24,11 @@ import keyword
 import re
 import struct
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
+
+from switch.engine.rt import array_field
 from switch.frontend import types as T
 
 
@@ -71,6 +82,7 @@ class FieldPlan:
     is_bool: bool
     varbit: bool = False
     max_width: int = 0
+    array: str = ""  # the attribute of the array run holding the field, if any
 
 
 def struct_leaves(t: T.Type, path: str) -> list[FieldPlan]:
@@ -97,6 +109,7 @@ class Chunk:
     fields: list[tuple[FieldPlan, int]]  # (field, shift within the run)
     nbytes: int
     split48: bool = False  # a 48-bit field read as H + I
+    array: str = ""  # a whole array run, read and written as its bytes
 
 
 def plan_chunks(fields: list[FieldPlan]) -> list[Chunk] | None:
@@ -110,7 +123,17 @@ def plan_chunks(fields: list[FieldPlan]) -> list[Chunk] | None:
     chunks: list[Chunk] = []
     run: list[FieldPlan] = []
     run_bits = 0
+    arrays: dict[str, Chunk] = {}
     for f in fields:
+        if f.array and not run:
+            c = arrays.get(f.array)
+            if c is None:
+                c = arrays[f.array] = Chunk("", [], 0, array=f.array)
+                chunks.append(c)
+            c.fields.append((f, 0))
+            c.nbytes += f.width // 8
+            c.code = f"{c.nbytes}s"
+            continue
         if not run and f.width in _CODES and not f.is_bool:
             code = _CODES[f.width]
             chunks.append(Chunk(code.lower() if f.signed else code, [(f, 0)], f.width // 8))
@@ -134,6 +157,29 @@ def plan_chunks(fields: list[FieldPlan]) -> list[Chunk] | None:
     return chunks
 
 
+def array_attr(t: T.Header, first: int) -> str:
+    """The attribute holding the array run that starts at field ``first``."""
+    return "a_" + t.fields[first].name
+
+
+def _array_fields_ok(t: T.Header, lo: int, hi: int) -> bool:
+    if not 0 <= lo < hi <= len(t.fields):
+        return False
+    kinds = {strip(f.type) for f in t.fields[lo:hi]}
+    if len(kinds) != 1:
+        return False
+    (k,) = kinds
+    if not isinstance(k, T.Bits) or k.width not in (8, 16, 32, 64):
+        return False
+    offset = 0
+    for f in t.fields[:lo]:
+        ft = strip(f.type)
+        if isinstance(ft, T.Varbit):
+            return False
+        offset += T.width_of(ft)
+    return offset % 8 == 0
+
+
 class TypeGen:
     """Generates (once per type) the classes of aggregate values."""
 
@@ -141,8 +187,14 @@ class TypeGen:
         self.names: dict[object, str] = {}
         self.source: list[str] = []
         self.layouts: dict[str, list[FieldPlan]] = {}
-        self.structs: dict[str, struct.Struct] = {}  # global name -> Struct
+        # global name -> object the classes use (struct formats, numpy dtypes, ...)
+        self.globals: dict[str, Any] = {"_np_zeros": np.zeros, "_np_frombuffer": np.frombuffer,
+                                        "_np_array_equal": np.array_equal,
+                                        "_array_field": array_field}
         self._used: set[str] = set()
+        # header type -> its array runs as (first field index, count), planned before
+        # the header's class is generated
+        self._array_runs: dict[T.Header, list[tuple[int, int]]] = {}
 
     def _unique(self, base: str) -> str:
         name = ident(base)
@@ -203,13 +255,58 @@ class TypeGen:
         """The header's fields in wire order; the fields of a struct-typed field are
         its leaves, with a dotted ``attr`` (``f_p.f_hi``)."""
         plans = []
-        for f in t.fields:
+        in_array = {i: array_attr(t, first) for first, n in self._array_runs.get(t, [])
+                    for i in range(first, first + n)}
+        for i, f in enumerate(t.fields):
             ft = strip(f.type)
             if isinstance(ft, T.Varbit):
                 plans.append(FieldPlan(attr(f.name), 0, False, False, True, ft.max_width))
+            elif i in in_array:
+                plans.append(FieldPlan(attr(f.name), scalar_width(ft), is_signed(ft), False,
+                                       array=in_array[i]))
             else:
                 plans += struct_leaves(ft, attr(f.name))
         return plans
+
+    # ----------------------------------------------------------- array runs
+
+    def plan_array(self, t: T.Header, first: int, count: int) -> bool:
+        """Hold fields ``first .. first + count - 1`` of header ``t`` in one array (merged
+        with the runs planned already that it overlaps or touches). False when they
+        cannot be: not one integer type of 8, 16, 32 or 64 bits, not starting on a byte,
+        or the header's class exists already."""
+        if self.names.get(t) is not None:
+            return False
+        runs = self._array_runs.get(t, [])
+        lo, hi = first, first + count
+        keep = []
+        for a, n in runs:
+            if a <= hi and lo <= a + n:
+                lo, hi = min(lo, a), max(hi, a + n)
+            else:
+                keep.append((a, n))
+        if not _array_fields_ok(t, lo, hi):
+            return False
+        self._array_runs[t] = sorted(keep + [(lo, hi - lo)])
+        return True
+
+    def array_slot(self, t: T.Header, first: int, count: int) -> tuple[str, int, int] | None:
+        """(attribute, offset of field ``first`` in it, run length) when fields
+        ``first .. first + count - 1`` lie in one array run of ``t``."""
+        for a, n in self._array_runs.get(t, []):
+            if a <= first and first + count <= a + n:
+                return array_attr(t, a), first - a, n
+        return None
+
+    def dtype_name(self, t: T.Type, big_endian: bool = False) -> str:
+        """A global name for the numpy dtype of ``bit<W>``/``int<W>`` values (W in 8,
+        16, 32, 64), native or big-endian."""
+        st = strip(t)
+        assert isinstance(st, T.Bits)
+        dt = np.dtype(f"{'>' if big_endian else '='}{'i' if st.signed else 'u'}{st.width // 8}")
+        name = f"_DT{'BE' if big_endian else ''}_{'i' if st.signed else 'u'}{st.width}"
+        self.globals[name] = dt
+        return name
 
     # ---------------------------------------------------------------- classes
 
@@ -219,34 +316,51 @@ class TypeGen:
         # a struct-typed field is an object of its struct class, created once
         nested = {attr(f.name): self.cls(f.type) for f in t.fields
                   if isinstance(strip(f.type), T.Struct)}
-        slots = ["valid"] + [attr(f.name) for f in t.fields] \
-            + ["w_" + p.attr[2:] for p in plans if p.varbit]
+        # array runs: attribute -> (dtype global, length); their fields are properties
+        arrays: dict[str, tuple[str, int]] = {}
+        for first, n in self._array_runs.get(t, []):
+            arrays[array_attr(t, first)] = (self.dtype_name(t.fields[first].type), n)
+        plain = [p for p in plans if not p.array]
+        in_runs = {p.attr for p in plans if p.array}
+        slots = ["valid"] + [attr(f.name) for f in t.fields if attr(f.name) not in in_runs] \
+            + list(arrays) + ["w_" + p.attr[2:] for p in plans if p.varbit]
         src = [f"class {name}:", f"    __slots__ = {tuple(slots)!r}",
                f"    TYPE_NAME = {t.name!r}",
                "    LAYOUT = " + repr([(p.attr, p.width, p.signed, p.is_bool, p.varbit, p.max_width)
                                         for p in plans]),
-               f"    WIDTH = {sum(p.width for p in plans)}",
-               "    def __init__(self):", "        self.valid = False"]
+               f"    WIDTH = {sum(p.width for p in plans)}"]
+        position: dict[str, int] = {}
+        for p in plans:
+            if p.array:
+                j = position.get(p.array, 0)
+                position[p.array] = j + 1
+                src.append(f"    {p.attr} = _array_field({p.array!r}, {j})")
+        src += ["    def __init__(self):", "        self.valid = False"]
         for a, cls in nested.items():
             src.append(f"        self.{a} = {cls}()")
-        for p in plans:
+        for a, (dt, size) in arrays.items():
+            src.append(f"        self.{a} = _np_zeros({size}, {dt})")
+        for p in plain:
             if "." not in p.attr:
                 src.append(f"        self.{p.attr} = {'False' if p.is_bool else '0'}")
             if p.varbit:
                 src.append(f"        self.w_{p.attr[2:]} = 0")
         src += ["    def zero(self):"]
         src += [f"        self.{p.attr} = {'False' if p.is_bool else '0'}"
-                for p in plans] or ["        pass"]
+                for p in plain] or ["        pass"]
+        src += [f"        self.{a}[:] = 0" for a in arrays]
         src += [f"        self.w_{p.attr[2:]} = 0" for p in plans if p.varbit]
         src += ["    def copy(self):", f"        n = _new({name})"]
-        src += [f"        n.{s} = self.{s}.copy()" if s in nested else f"        n.{s} = self.{s}"
-                for s in slots]
+        src += [f"        n.{s} = self.{s}.copy()" if s in nested or s in arrays
+                else f"        n.{s} = self.{s}" for s in slots]
         src += ["        return n", "    def assign(self, o):"]
-        src += [f"        self.{s}.assign(o.{s})" if s in nested else f"        self.{s} = o.{s}"
-                for s in slots]
+        src += [f"        self.{s}.assign(o.{s})" if s in nested
+                else f"        self.{s}[:] = o.{s}" if s in arrays
+                else f"        self.{s} = o.{s}" for s in slots]
         src += ["    def invalidate_all(self):", "        self.valid = False"]
         # a varbit is equal only with the same width (P4_16 spec, varbit operations)
-        conds = " and ".join([f"self.{p.attr} == o.{p.attr}" for p in plans]
+        conds = " and ".join([f"self.{p.attr} == o.{p.attr}" for p in plain]
+                             + [f"_np_array_equal(self.{a}, o.{a})" for a in arrays]
                              + [f"self.w_{p.attr[2:]} == o.w_{p.attr[2:]}"
                                 for p in plans if p.varbit]) or "True"
         src += ["    def eq(self, o):",
@@ -261,9 +375,12 @@ class TypeGen:
             return ["    def pack(self):", "        return _pack_generic(self)"]
         fmt = ">" + "".join(c.code for c in chunks)
         sname = f"_ST_{name}"
-        self.structs[sname] = struct.Struct(fmt)
+        self.globals[sname] = struct.Struct(fmt)
         args = []
         for c in chunks:
+            if c.array:
+                args.append(f"self.{c.array}.{self._to_wire(c)}.tobytes()")
+                continue
             if c.split48:
                 f = c.fields[0][0]
                 args += [f"self.{f.attr} >> 32", f"self.{f.attr} & 0xFFFFFFFF"]
@@ -303,7 +420,7 @@ class TypeGen:
             else:
                 names.append(f"_x{i}")
                 src = f"_x{i}"
-                if c.code.endswith("s"):
+                if c.code.endswith("s") and not c.array:
                     src = f"int.from_bytes(_x{i}, 'big')"
                 vals.append((c, src))
                 i += 1
@@ -312,6 +429,12 @@ class TypeGen:
         else:
             lines.append(f"{', '.join(names)} = {sname}.unpack_from({data}, {pos})")
         for c, src in vals:
+            if c.array:
+                f = c.fields[0][0]
+                t = T.Bits(f.width, f.signed)
+                lines.append(f"{obj}.{c.array} = _np_frombuffer({src}, "
+                             f"{self.dtype_name(t, big_endian=True)}).astype({self.dtype_name(t)})")
+                continue
             if len(c.fields) == 1 and (c.split48 or c.code in "BHIQbhiq") and c.fields[0][1] == 0 \
                     and not c.fields[0][0].is_bool and c.fields[0][0].width == c.nbytes * 8:
                 lines.append(f"{obj}.{c.fields[0][0].attr} = {src}")
@@ -330,6 +453,10 @@ class TypeGen:
                 lines.append(f"{obj}.{f.attr} = {v}")
         lines.append(f"{obj}.valid = True")
         return lines
+
+    def _to_wire(self, c: Chunk) -> str:
+        f = c.fields[0][0]
+        return f"astype({self.dtype_name(T.Bits(f.width, f.signed), big_endian=True)})"
 
     def header_nbytes(self, cls_name: str) -> int | None:
         plans = self.layouts[cls_name]

@@ -192,3 +192,16 @@ def log_format(msg: str, values: tuple) -> str:
         out.append(str(values[i]) if i < len(values) else "{}")
         out.append(p)
     return "".join(out)
+
+
+def array_field(name: str, i: int) -> property:
+    """Field ``i`` of the array run held in attribute ``name`` of a header, as a
+    property (see ``switch.engine.layout``): reads give a Python int."""
+
+    def get(h: Any) -> int:
+        return int(getattr(h, name).item(i))
+
+    def put(h: Any, value: int) -> None:
+        getattr(h, name)[i] = value
+
+    return property(get, put)

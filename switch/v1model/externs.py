@@ -6,8 +6,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from switch.engine.codegen import UnsupportedError
 from switch.engine.hashes import ALGORITHMS, csum16_int
+from switch.engine.lanes import ArrayAccess
 from switch.engine.layout import attr, is_signed, scalar_width, strip
 from switch.engine.meters import Meter, now_us
 from switch.engine.rt import log_format
@@ -74,9 +77,24 @@ def apply_snapshot(snap: list[tuple[int, tuple[str, ...], Any]], params: tuple[A
 
 
 class Register:
+    """A register array. Its values are a list, or (for registers that lane fusion
+    reads and writes together) a column of a bank: a 2-D numpy array whose row i
+    holds element i of each of its registers, so one row slice reads all lanes."""
+
     def __init__(self, name: str, size: int, width: int, signed: bool):
         self.name, self.size, self.width, self.signed = name, size, width, signed
-        self.values: list[int] = [0] * size
+        self.values: list[int] | np.ndarray = [0] * size
+        self.bank: np.ndarray | None = None
+        self.column = 0
+
+    def read(self, index: int) -> int:
+        return int(self.values[index])
+
+    def write(self, index: int, value: int) -> None:
+        self.values[index] = value
+
+    def reset(self) -> None:
+        self.values[:] = [0] * self.size
 
 
 class Counter:
@@ -129,6 +147,30 @@ class ExternState:
                     len(ei.args) > 1 and _enum_name(ei.args[1]) == "bytes", clock)
             else:
                 self.others[fqn] = ei
+
+    def bank_registers(self, fqns: tuple[str, ...]) -> bool:
+        """Keep registers ``fqns`` as the adjacent columns of one bank (their values
+        are kept). True if they are so (now or already); False if they cannot be:
+        not all registers of one size and one element type of 8, 16, 32 or 64 bits, or
+        some of them in another bank already."""
+        regs = [self.registers.get(f) for f in fqns]
+        if any(r is None for r in regs):
+            return False
+        r0 = regs[0]
+        assert r0 is not None
+        if r0.bank is not None:
+            return all(r is not None and r.bank is r0.bank and r.column == r0.column + i
+                       for i, r in enumerate(regs))
+        if any(r is None or r.bank is not None or (r.size, r.width, r.signed)
+               != (r0.size, r0.width, r0.signed) for r in regs) or r0.width not in (8, 16, 32, 64):
+            return False
+        dtype = np.dtype(f"{'i' if r0.signed else 'u'}{r0.width // 8}")
+        bank = np.zeros((r0.size, len(regs)), dtype)
+        for i, r in enumerate(regs):
+            assert r is not None
+            bank[:, i] = r.values
+            r.values, r.bank, r.column = bank[:, i], bank, i
+        return True
 
 
 class V1Hooks:
@@ -352,7 +394,8 @@ class V1Hooks:
             i = g.tmp("_i")
             if m == "read":
                 g.em(f"{i} = {g.expr(args[1])}")
-                g.assign(args[0], f"({vals}[{i}] if {i} < {reg.size} else 0)")
+                elem = f"{vals}.item({i})" if reg.bank is not None else f"{vals}[{i}]"
+                g.assign(args[0], f"({elem} if {i} < {reg.size} else 0)")
                 return None
             if m == "write":
                 g.em(f"{i} = {g.expr(args[0])}")
@@ -390,6 +433,36 @@ class V1Hooks:
             h = g.mod.bind(ALGORITHMS["csum16"](), "csum16")
             return f"{h}({g.serialize(args[0])})"
         raise UnsupportedError(f"extern method {ext}.{m}", call.pos)
+
+    # ------------------------------------------------------------ lane fusion
+
+    def array_access(self, g: Any, call: A.Call, target: A.CallExternMethod,
+                     instance: ExternInstance) -> ArrayAccess | None:
+        """A register read or write, for lane fusion (``switch.engine.lanes``)."""
+        reg = self.state.registers.get(instance.fqn)
+        if target.extern != "register" or target.method not in ("read", "write") \
+                or reg is None:
+            return None
+        args = g.args_of(call)
+        if len(args) != 2 or args[0] is None or args[1] is None:
+            return None
+        element = T.Bits(reg.width, reg.signed)
+        if target.method == "read":
+            return ArrayAccess(reg.name, reg.size, element, False, args[1], args[0])
+        return ArrayAccess(reg.name, reg.size, element, True, args[0], args[1])
+
+    def prepare_lane_banks(self, runs: list[tuple[str, ...]]) -> None:
+        for keys in runs:
+            self.state.bank_registers(keys)
+
+    def lane_bank(self, g: Any, keys: tuple[str, ...]) -> tuple[str, int] | None:
+        regs = [self.state.registers.get(k) for k in keys]
+        r0 = regs[0]
+        if r0 is None or r0.bank is None or not all(
+                r is not None and r.bank is r0.bank and r.column == r0.column + i
+                for i, r in enumerate(regs)):
+            return None
+        return g.mod.bind(r0.bank, "bank_" + r0.name), r0.column
 
 
 __all__ = ["ExternState", "FieldList", "PacketCtx", "V1Hooks", "apply_snapshot"]

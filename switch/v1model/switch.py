@@ -65,12 +65,15 @@ def _members(members: Sequence[int] | Mapping[int, int]) -> list[int] | dict[int
 class V1Switch:
     def __init__(self, program: Program, *, seed: int = 0,
                  trace: Callable[[str], None] | None = None, cpu_port: int | None = None,
-                 meter_clock: Callable[[], int] | None = None):
+                 meter_clock: Callable[[], int] | None = None, lane_fusion: bool = True):
+        """``lane_fusion=False`` runs every statement as written (see
+        ``switch.engine.codegen_lanes``), for comparisons."""
         if program.arch not in ("v1model", "", None):
             raise SwitchRuntimeError(ErrorCode.UNSUPPORTED,
                                      f"architecture {program.arch} is not v1model")
         self.program = program
         self.cpu_port = cpu_port
+        self.lane_fusion = lane_fusion
         self.lock = threading.RLock()
         self.log: list[str] = []
         self.digests: deque[tuple[str, tuple[int, ...]]] = deque()
@@ -104,7 +107,7 @@ class V1Switch:
         c = self._compiled.get(traced)
         if c is None:
             c = compile_program(self.program, self.hooks, self.tables, self.value_sets,
-                                trace=traced)
+                                trace=traced, lane_fusion=self.lane_fusion)
             self._compiled[traced] = c
         return c
 
@@ -291,7 +294,7 @@ class V1Switch:
         with self.lock:
             r = self._register(name)
             self._index(r.size, index, r.name)
-            return r.values[index]
+            return r.read(index)
 
     def register_write(self, name: str, index: int, value: int) -> None:
         with self.lock:
@@ -304,12 +307,11 @@ class V1Switch:
             value &= (1 << w) - 1
             if r.signed and value >> (w - 1):
                 value -= 1 << w
-            r.values[index] = value
+            r.write(index, value)
 
     def register_reset(self, name: str) -> None:
         with self.lock:
-            r = self._register(name)
-            r.values[:] = [0] * r.size
+            self._register(name).reset()
 
     def register_size(self, name: str) -> int:
         with self.lock:
