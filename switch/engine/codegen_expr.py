@@ -316,14 +316,15 @@ class ExprMixin(FuncGenBase):
         self.em(f"{tv}, {tw} = {v}, {w}")
 
     def _varbit_ref(self, e: A.Expr) -> tuple[str, str]:
-        """(value, width) code of a varbit header field or local variable (a local is
-        two Python variables: the value and, with ``_w`` appended, the width)."""
-        if isinstance(e, A.Name) and isinstance(e.decl, A.VarDecl):
+        """(value, width) code of a varbit header field, local variable or parameter
+        (a local or a parameter is two Python variables: the value and, with ``_w``
+        appended, the width)."""
+        if isinstance(e, A.Name) and isinstance(e.decl, (A.VarDecl, A.Param)):
             v = self.expr(e)
             return v, f"{v}_w"
         if not (isinstance(e, A.Member) and isinstance(self.ty(e.expr), T.Header)):
-            raise self.unsupported("a varbit value that is not a header field or a local "
-                                   "variable", e)
+            raise self.unsupported("a varbit value that is not a header field, a local "
+                                   "variable or a parameter", e)
         h = self.expr(e.expr)
         if not _simple_ref(h):
             t = self.tmp("_h")
@@ -454,6 +455,10 @@ class ExprMixin(FuncGenBase):
         if is_aggregate(tt):
             self.em(f"{self.expr(target)}.assign({value})")
             return
+        if isinstance(tt, T.Varbit):  # ``value`` is a (value, width) pair
+            tv, tw = self._varbit_ref(target)
+            self.em(f"{tv}, {tw} = {value}")
+            return
         if value_type is not None and isinstance(strip(value_type), T.InfInt):
             value = self.wrap(value, tt)
         if isinstance(target, A.Name):
@@ -547,7 +552,8 @@ class ExprMixin(FuncGenBase):
             return out
         if isinstance(t, T.Varbit):
             if not (isinstance(e, A.Member) and isinstance(self.ty(e.expr), T.Header)):
-                raise self.unsupported("a varbit value that is not a header field", e)
+                value, width = self._varbit_ref(e)
+                return [(value, width, guard)]
             h = self.expr(e.expr)
             return [(f"{h}.{attr(e.name)}", f"{h}.w_{e.name}", f"{h}.valid")]
         code = self.expr(e)

@@ -343,6 +343,11 @@ class StmtMixin(LoopMixin):
             ci = 0
             for i, p in enumerate(decl.params):
                 pt = strip(p.type_ref.resolved)  # type: ignore[arg-type]
+                if i < len(bound) and isinstance(pt, T.Varbit):
+                    varbit_out = self.varbit_argument(p, bound[i])
+                    if varbit_out is not None:
+                        copy_out.append(varbit_out)
+                    continue
                 if i < len(bound):
                     a = bound[i]
                     if a is None:
@@ -391,6 +396,19 @@ class StmtMixin(LoopMixin):
                 self._action_body(decl)
             for a, name in copy_out:
                 self.assign(a, name)
+
+    def varbit_argument(self, p: A.Param, a: A.Expr | None) -> tuple[A.Expr, str] | None:
+        """Bind a varbit parameter of an inlined action (a value and a width); returns
+        what to copy back, as a copy_out entry."""
+        name = self.declare(p, p.name)
+        if a is None or p.direction == "out":
+            self.em(f"{name}, {name}_w = 0, 0")
+        else:
+            v, w = self._varbit_ref(a)
+            self.em(f"{name}, {name}_w = {v}, {w}")
+        if a is None or p.direction not in ("out", "inout"):
+            return None
+        return self.pin_lvalue(a), f"{name}, {name}_w"
 
     def copied_arguments(self, params: list[A.Param], args: list[A.Expr | None],
                          reach: set[int]) -> set[int]:
@@ -473,11 +491,18 @@ class StmtMixin(LoopMixin):
                 codes.append(self.packet_out or "None")
                 continue
             aggregate = is_aggregate(pt)
+            varbit = isinstance(pt, T.Varbit)  # a value and a width, two Python values
             if a is None:
                 if aggregate or p.direction != "out":
-                    codes.append(self.types.default(pt))
+                    codes += ["0", "0"] if varbit else [self.types.default(pt)]
                 if not aggregate and p.direction in ("out", "inout"):
                     back.append((None, None))
+                continue
+            if varbit:
+                if p.direction in ("out", "inout"):
+                    back.append((self.pin_lvalue(a), None))
+                if p.direction != "out":
+                    codes += self._varbit_ref(a)
                 continue
             if aggregate:
                 o, target = self.aggregate_argument(p, pt, a, i in copied)
