@@ -16,6 +16,9 @@ runner passes to ``simple_switch_CLI``:
     meter_set_rates METER INDEX R:B...    meter_array_set_rates METER R:B...
     wait                                  remove all
 
+The values of ``register_read`` and ``register_write`` may be negative (``-1``), for
+registers of ``int<W>``, which both targets read and write as the program sees them.
+
 Key values in ``add``: a number (decimal, ``0x``, ``0b``, ``0o``; hex, binary and
 octal digits may be ``*``, don't care), ``VALUE/LEN``, ``VALUE&&&MASK`` or ``LO->HI``.
 How a value becomes an exact, lpm, ternary, range or optional match depends on the
@@ -219,6 +222,13 @@ def _int(text: str, what: str) -> int:
         raise _LineError(f"{what}: {e}") from None
 
 
+def _signed_int(text: str, what: str) -> int:
+    """A number that may be negative: ``-`` before a decimal, hex, octal or binary one."""
+    if text.startswith("-"):
+        return -_int(text[1:], what)
+    return _int(text, what)
+
+
 def _name(text: str, what: str) -> str:
     if not _NAME_RE.match(text):
         raise _LineError(f"{what}: invalid name '{text}'")
@@ -395,11 +405,11 @@ def _parse_simple(command: str, rest: str, line: int) -> Command:
     if c == "register_read":
         if len(w) not in (2, 3):
             raise _LineError(f"{c}: expected REGISTER INDEX [VALUE]")
-        expected = _int(w[2], c) if len(w) == 3 else None
+        expected = _signed_int(w[2], c) if len(w) == 3 else None
         return RegisterRead(line, _name(w[0], c), _int(w[1], c), expected)
     if c == "register_write":
         reg, index, value = _words(rest, c, 3, ("REGISTER", "INDEX", "VALUE"))
-        return RegisterWrite(line, _name(reg, c), _int(index, c), _int(value, c))
+        return RegisterWrite(line, _name(reg, c), _int(index, c), _signed_int(value, c))
     if c == "register_reset":
         (reg,) = _words(rest, c, 1, ("REGISTER",))
         return RegisterReset(line, _name(reg, c))

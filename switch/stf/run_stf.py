@@ -15,6 +15,9 @@ they appear in the file). As in p4c's runner, where each port named by a ``packe
 
 ``wait`` additionally checks, at that point, that every packet expected by the ``expect``
 lines seen so far has come out (p4c's runner, being asynchronous, ignores ``wait``).
+A switch that runs on its own (BMv2) may send a packet after ``inject`` returned; such
+late packets are collected (``drain``) before every check, waiting up to
+``LATE_PATIENCE_S`` for expected packets that have not come out yet.
 ``register_read REG INDEX VALUE`` and ``check_counter`` are assertions; a failed assertion
 is reported and the test goes on. A command the switch rejects ends the test.
 """
@@ -32,6 +35,11 @@ from switch.stf import commands as S
 from switch.stf.compare import compare_packet, describe_mismatch, group_nibbles, packet_hex
 from switch.stf.entries import EntryError, build_default, build_entry, resolve_name
 from switch.stf.parse_stf import StfError, StfFile, parse_stf_file
+from switch.stf.target import LoadError, TargetError, describe_crash
+
+# How long to wait for expected packets that an asynchronous switch (BMv2) has not sent
+# yet when the test checks its outputs.
+LATE_PATIENCE_S = 2.0
 
 
 @dataclass
@@ -40,7 +48,8 @@ class StfResult:
     report: str
     packets_in: int
     packets_out: int
-    stage: str = "run"  # where it ended: "stf" (syntax), "compile" or "run"
+    stage: str = "run"  # where it ended: "stf" (syntax), "compile", "start" or "run"
+    warnings: list[str] = field(default_factory=list)  # the compiler's warnings
 
 
 class _CommandError(Exception):
@@ -161,6 +170,7 @@ class StfRunner:
         self.multicast = Multicast()
         self.mirror_groups: dict[int, int] = {}  # clone session -> multicast group
         self.handles: dict[str, tuple[str, int]] = {}  # STF entry handle -> (table, handle)
+        self.packet_lines: list[int] = []  # the line of each packet sent, in order
         self.packets_in = 0
         self.packets_out = 0
         self.stopped = False
@@ -217,11 +227,11 @@ class StfRunner:
     def _execute(self, cmd: S.Command) -> bool:
         try:
             self._handlers[type(cmd)](cmd)
-        except (_CommandError, EntryError, SwitchRuntimeError) as e:
+        except (_CommandError, EntryError, SwitchRuntimeError, TargetError) as e:
             self._fail(cmd.line, f"{_command_word(cmd)}: {e}")
             return False
         except Exception as e:  # a crash in the switch: report it, do not propagate
-            self._fail(cmd.line, f"{_command_word(cmd)}: the switch failed: {_crash(e)}")
+            self._fail(cmd.line, f"{_command_word(cmd)}: the switch failed: {describe_crash(e)}")
             if self.verbose:
                 self.trace.append(traceback.format_exc().rstrip())
             return False
@@ -250,17 +260,38 @@ class StfRunner:
         self._log(cmd.line, f"packet {cmd.port} {packet_hex(cmd.data)}")
         outputs = self.switch.inject(cmd.port, cmd.data)
         self.packets_in += 1
-        self.packets_out += len(outputs)
+        self.packet_lines.append(cmd.line)
         if self.verbose and not outputs:
             self.trace.append("    -> no output")
         for port, data in outputs:
-            out = _Output(bytes(data), cmd.line)
-            if self.verbose:
-                self.trace.append(f"    -> port {port}: {packet_hex(out.data)}")
-            if port in self.ports:
-                self.ports[port].received.append(out)
-            else:
-                self.unmentioned.append((port, out))
+            self._receive(port, bytes(data), cmd.line)
+
+    def _receive(self, port: int, data: bytes, source_line: int, late: bool = False) -> None:
+        out = _Output(data, source_line)
+        self.packets_out += 1
+        if self.verbose:
+            when = f" (late, from the packet at line {source_line})" if late else ""
+            self.trace.append(f"    -> port {port}{when}: {packet_hex(out.data)}")
+        if port in self.ports:
+            self.ports[port].received.append(out)
+        else:
+            self.unmentioned.append((port, out))
+
+    def _collect_late(self) -> None:
+        """Packets an asynchronous switch sent after ``inject`` returned; if expected
+        packets are still missing, give them ``LATE_PATIENCE_S`` to come out."""
+        drain = getattr(self.switch, "drain", None)
+        if drain is None:
+            return
+        for patience in (0.0, LATE_PATIENCE_S):
+            if patience and not self._missing():
+                return
+            for number, port, data in drain(patience):
+                self._receive(port, bytes(data), self.packet_lines[number], late=True)
+
+    def _missing(self) -> bool:
+        return any(p.any_line is None and len(p.received) < len(p.expects)
+                   for p in self.ports.values())
 
     def _expect(self, cmd: S.Expect) -> None:
         port = self.ports[cmd.port]
@@ -276,6 +307,7 @@ class StfRunner:
         """Compare what has come out with what is expected; at ``wait`` (not final)
         only missing packets and wrong contents count, since more ``expect`` lines
         may follow."""
+        self._collect_late()
         for number in sorted(self.ports):
             port = self.ports[number]
             if port.any_line is not None:
@@ -508,16 +540,6 @@ class StfRunner:
         return StfResult(passed, "\n".join(lines), self.packets_in, self.packets_out)
 
 
-def _crash(e: BaseException) -> str:
-    """An unexpected exception with the place it was raised, for the report."""
-    frames = traceback.extract_tb(e.__traceback__)
-    where = ""
-    if frames:
-        frame = frames[-1]
-        where = f" (at {Path(frame.filename).name}:{frame.lineno} in {frame.name})"
-    return f"{type(e).__name__}: {e}{where}"
-
-
 def _show_call(action: str, args: Sequence[int]) -> str:
     return f"{action}({', '.join(f'{a:#x}' for a in args)})"
 
@@ -552,34 +574,48 @@ def run_program(program: Any, stf: StfFile, *, switch: Any = None, verbose: bool
     default). ``verbose`` puts every command and output in the report; ``trace`` also
     the switch's trace of each packet through the pipeline."""
     if switch is None:
-        try:
-            from switch.v1model import V1Switch
+        from switch.stf.builtin_target import start_switch
 
-            switch = V1Switch(program, seed=seed)
-        except Exception as e:  # the switch cannot take this program
-            report = (f"{stf.filename}: error: cannot start the switch: {_crash(e)}\n"
-                      f"FAIL {stf.filename}: 1 error(s); 0 packet(s) in, 0 out")
-            return StfResult(False, report, 0, 0)
+        try:
+            switch = start_switch(program, seed)
+        except LoadError as e:
+            return _load_failure(stf.filename, e)
     runner = StfRunner(program, switch, stf.filename, verbose=verbose,
                        strict_ports=strict_ports, trace=trace)
     return runner.run(stf.commands)
 
 
-def run_stf(program_path: str | Path, stf_path: str | Path, include_dirs: Sequence[str | Path] = (),
-            defines: Mapping[str, str | None] | None = None, *, verbose: bool = False,
-            strict_ports: bool = False, seed: int = 0, trace: bool = False) -> StfResult:
-    """Compile ``program_path``, then run the STF test ``stf_path`` on a fresh switch.
-    Compile errors and STF syntax errors give a failed result whose report holds the
-    diagnostics."""
-    from switch.frontend import CompileError, compile_file
+def _load_failure(filename: str, e: LoadError) -> StfResult:
+    if e.stage == "compile":
+        return StfResult(False, e.report, 0, 0, stage="compile")
+    report = f"{filename}: {e.report}\nFAIL {filename}: 1 error(s); 0 packet(s) in, 0 out"
+    return StfResult(False, report, 0, 0, stage="start")
 
-    try:
-        program = compile_file(program_path, include_dirs, dict(defines or {}))
-    except CompileError as e:
-        return StfResult(False, str(e), 0, 0, stage="compile")
+
+def run_stf(program_path: str | Path, stf_path: str | Path, include_dirs: Sequence[str | Path] = (),
+            defines: Mapping[str, str | None] | None = None, *, target: str = "builtin",
+            verbose: bool = False, strict_ports: bool = False, seed: int = 0,
+            trace: bool = False) -> StfResult:
+    """Compile ``program_path`` for ``target`` (see ``switch.stf.targets``), then run the
+    STF test ``stf_path`` on a fresh switch of that target. STF syntax errors, compile
+    errors and a switch that does not start give a failed result whose report holds the
+    diagnostics (``stage`` says which)."""
+    from switch.stf.targets import get_target
+
     try:
         stf = parse_stf_file(stf_path)
     except StfError as e:
         return StfResult(False, str(e), 0, 0, stage="stf")
-    return run_program(program, stf, verbose=verbose, strict_ports=strict_ports, seed=seed,
-                       trace=trace)
+    try:
+        loaded = get_target(target).load(Path(program_path), include_dirs, dict(defines or {}),
+                                         seed=seed, trace=trace)
+    except LoadError as e:
+        return _load_failure(stf.filename, e)
+    try:
+        runner = StfRunner(loaded.program, loaded.switch, stf.filename, verbose=verbose,
+                           strict_ports=strict_ports, trace=trace)
+        result = runner.run(stf.commands)
+    finally:
+        loaded.close()
+    result.warnings = list(loaded.warnings)
+    return result
