@@ -17,6 +17,7 @@ from typing import Any
 from switch.engine import rt
 from switch.engine.codegen import ArchHooks, ModuleBuilder, StmtInfo, UnsupportedError
 from switch.engine.codegen_expr import is_aggregate
+from switch.engine.codegen_lanes import LaneMixin, plan_lane_storage
 from switch.engine.codegen_parser import ParserMixin
 from switch.engine.layout import TypeGen, is_signed, scalar_width, strip
 from switch.engine.match import KeySpec, ValueSet
@@ -31,7 +32,7 @@ __all__ = ["CompiledProgram", "FuncGen", "UnsupportedError", "build_profiles", "
            "build_value_sets", "compile_program"]
 
 
-class FuncGen(ParserMixin):
+class FuncGen(LaneMixin, ParserMixin):
     """Code generator for one Python function (all mixins together)."""
 
 
@@ -58,7 +59,7 @@ class CompiledProgram:
         c = self.namespace.get(name)
         if c is None:
             start = self.namespace.get("_N_SOURCE", 0)
-            self.namespace.update(self.types.structs)
+            self.namespace.update(self.types.globals)
             exec("\n".join(self.types.source[start:]), self.namespace)  # noqa: S102
             self.namespace["_N_SOURCE"] = len(self.types.source)
             c = self.namespace[name]
@@ -361,9 +362,13 @@ def _all_blocks(bi: BlockInstance) -> list[BlockInstance]:
 
 def compile_program(program: Program, hooks: ArchHooks, tables: dict[str, Table],
                     value_sets: dict[str, ValueSet], *, trace: bool = False,
-                    extra_globals: dict[str, Any] | None = None) -> CompiledProgram:
+                    extra_globals: dict[str, Any] | None = None,
+                    lane_fusion: bool = True) -> CompiledProgram:
+    """``lane_fusion=False`` compiles every statement as it stands (``codegen_lanes``);
+    tracing does too, but keeps the storage laid out for fusion."""
     types = TypeGen()
     mod = ModuleBuilder(program, types, trace)
+    mod.fuse_lanes = lane_fusion and not trace
     mod.runtime_tables = tables  # type: ignore[attr-defined]
     mod.value_sets = value_sets  # type: ignore[attr-defined]
     blocks: list[BlockInstance] = []
@@ -376,6 +381,8 @@ def compile_program(program: Program, hooks: ArchHooks, tables: dict[str, Table]
     from switch.engine.layout import ident
 
     mod.block_names = {b.fqn: f"blk_{ident(b.fqn)}" for b in blocks}  # type: ignore[attr-defined]
+    if lane_fusion:
+        plan_lane_storage([(FuncGen(mod, hooks, b, "control"), b) for b in blocks])
     sources = []
     for b in blocks:
         name = mod.block_names[b.fqn]  # type: ignore[attr-defined]
@@ -414,7 +421,7 @@ def compile_program(program: Program, hooks: ArchHooks, tables: dict[str, Table]
         "_T": _no_trace,
         "_N_SOURCE": len(types.source),
     }
-    ns.update(types.structs)
+    ns.update(types.globals)
     ns.update(mod.globals)
     ns.update(getattr(hooks, "globals", {}) or {})
     if extra_globals:
