@@ -11,7 +11,7 @@
  *  - two arguments naming the same storage: the last one copied out wins;
  *  - a function's inout argument written through an in argument of the same call;
  *  - a call in an argument runs after the arguments before it were copied in;
- *  - `exit` in a control still copies its out and inout parameters out.
+ *  - `exit` in an action or a control still copies its out and inout parameters out.
  */
 
 #include <core.p4>
@@ -130,6 +130,11 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         inner();
         h.c = 0x31;
     }
+    action header_then_exit(inout h_t h) {
+        hdr.s.b = 0x01;
+        h.a = 0x02;
+        exit;
+    }
 
     apply {
         sm.egress_spec = 1;
@@ -144,6 +149,9 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         header_then_scalar(hdr.n, hdr.n.b);
         outer(hdr.q);
         make_header(hdr.f);
+        if (hdr.s.d == 0xFF) {
+            header_then_exit(hdr.s);
+        }
         sub.apply(hdr.o.y, hdr.s, hdr.s);
         hdr.h.a = 0xEE;
     }
