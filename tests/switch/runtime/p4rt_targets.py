@@ -71,45 +71,61 @@ def _command(target: str, device_id: int, grpc_port: int, cpu_port: int, work: P
                 str(device_id), "--control-socket", str(work / "ina.sock"), *target_opts]
     return ["simple_switch_grpc", "--no-p4", "--device-id", str(device_id),
             "--thrift-port", str(free_port()),
-            "--notifications-addr", f"ipc://{work}/bmv2-notifications.ipc", *target_opts]
+            "--notifications-addr", f"ipc://{_notifications(device_id)}", *target_opts]
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], address: str, log: Path) -> None:
+def _notifications(device_id: int) -> Path:
+    """BMv2's notification socket (short: a Unix socket path has at most 107 bytes)."""
+    return Path(f"/tmp/bmv2-{device_id}-notifications.ipc")
+
+
+def _ready(proc: subprocess.Popen[bytes], address: str) -> bool:
+    """Wait until ``proc`` serves gRPC on ``address`` (True) or has exited (False)."""
     deadline = time.monotonic() + START_TIMEOUT_S
     with grpc.insecure_channel(address) as channel:
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{proc.args} exited with {proc.returncode}:\n"
-                                   f"{log.read_text()}")
+        while proc.poll() is None:
             try:
                 grpc.channel_ready_future(channel).result(timeout=0.2)
-                return
+                return proc.poll() is None  # not some other process's server
             except grpc.FutureTimeoutError:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{proc.args} not ready after {START_TIMEOUT_S} s"
                                        ) from None
+    return False
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @contextmanager
-def running(target: str, program: Path, work: Path, cpu_port: int) -> Iterator[Target]:
+def running(target: str, program: Path, work: Path, cpu_port: int,
+            attempts: int = 3) -> Iterator[Target]:
     """Start ``target`` ("ina" or "bmv2") without a program, yield how to reach it with
-    the compiled ``program``, and stop it (by its own pid) afterwards."""
+    the compiled ``program``, and stop it (by its own pid) afterwards. A switch that
+    exits at start (another process took its port in the meantime) is started again on
+    other ports."""
     work.mkdir(parents=True, exist_ok=True)
     p4info, config = compile_program(target, program, work)
-    grpc_port = free_port()
-    device_id = grpc_port  # unique on this machine while the switch holds the port
     log = work / f"{target}.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(_command(target, device_id, grpc_port, cpu_port, work),
-                                stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
-    try:
-        address = f"127.0.0.1:{grpc_port}"
-        _wait_ready(proc, address, log)
-        yield Target(target, address, device_id, p4info, config)
-    finally:
-        proc.terminate()
+    for _ in range(attempts):
+        grpc_port = free_port()
+        device_id = grpc_port  # unique on this machine while the switch holds the port
+        with log.open("wb") as out:
+            proc = subprocess.Popen(_command(target, device_id, grpc_port, cpu_port, work),
+                                    stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            address = f"127.0.0.1:{grpc_port}"
+            if _ready(proc, address):
+                yield Target(target, address, device_id, p4info, config)
+                return
+        finally:
+            _stop(proc)
+            _notifications(device_id).unlink(missing_ok=True)
+    raise RuntimeError(f"{target} did not start ({attempts} attempts); its log:\n"
+                       f"{log.read_text()}")
