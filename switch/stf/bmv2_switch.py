@@ -62,7 +62,7 @@ def p4runtime_entry(program: P4InfoProgram, table: str,
         named = [(by_name[name], value) for name, value in keys.items()]
     else:
         named = list(zip(model.keys, keys, strict=True))
-    match = {k.p4info_name: _convert_match(v) for k, v in named}
+    match = {k.name: _convert_match(v) for k, v in named}
     params = dict(zip([n for n, _ in program.actions[action].params], args, strict=True))
     # P4Runtime needs a priority > 0 where BMv2 ranks entries; STF priorities (larger
     # wins, from 0) keep their order one up.
@@ -82,7 +82,8 @@ class BMv2Switch:
         self.packets = BMv2Packets(process)
         self.cli = ThriftCli(process.thrift_port)
         self._late: list[tuple[int, int, bytes]] = []
-        self._entries: dict[int, TableEntry] = {}
+        self._entries: dict[str, dict[int, TableEntry]] = {}  # table -> handle -> entry
+        self._next_handle: dict[str, int] = {}  # handles count per table, from 0
         self._groups: set[int] = set()
         self._sessions: set[int] = set()
         self._trace: Callable[[str], None] | None = None
@@ -156,8 +157,9 @@ class BMv2Switch:
                   action: str, args: Sequence[int] = (), priority: int | None = None) -> int:
         entry = p4runtime_entry(self.program, table, keys, action, args, priority)
         self._p4rt(f"table {table}", lambda: self.client.insert(entry))
-        handle = len(self._entries)
-        self._entries[handle] = entry
+        handle = self._next_handle.get(table, 0)
+        self._next_handle[table] = handle + 1
+        self._entries.setdefault(table, {})[handle] = entry
         return handle
 
     def table_set_default(self, table: str, action: str,
@@ -177,8 +179,7 @@ class BMv2Switch:
         assert isinstance(entries, list)
         if entries:
             self._p4rt(f"table {table}", lambda: self.client.delete(*entries))
-        for handle in [h for h, e in self._entries.items() if e.table == table]:
-            del self._entries[handle]
+        self._entries.pop(table, None)
 
     def mc_group_set(self, gid: int, replicas: Sequence[tuple[int, int]]) -> None:
         group = MulticastGroup(gid, list(replicas))
@@ -221,7 +222,7 @@ class BMv2Switch:
         self._p4rt(f"counter {name}", lambda: self.client.write([("MODIFY", ent)]))
 
     def direct_counter_read(self, table: str, handle: int) -> tuple[int, int]:
-        entry = self._entries.get(handle)
+        entry = self._entries.get(table, {}).get(handle)
         if entry is None:
             raise BMv2Error(f"table {table} has no entry with handle {handle}")
         cell = self._p4rt(f"direct counter of {table}",

@@ -4,7 +4,8 @@ Names are looked up the way p4c's BMv2 runner looks them up: the exact name firs
 then a unique suffix. Key names may be written as in the P4 key (``hdr.ipv4.dstAddr``,
 or the key's ``@name``), as a unique suffix (``dstAddr``), with ``$N`` for a stack
 index (``extra$0.h`` is ``extra[0].h``), and validity keys as ``h.$valid$``,
-``h$valid$``, ``h.$valid``, ``h.valid`` or ``h.isValid()``.
+``h$valid$``, ``h.$valid``, ``h.valid`` or ``h.isValid()`` (whether the program's key
+is named ``h.isValid()`` or, as in p4c's P4Info, ``h.$valid$``).
 
 Key values follow BMv2's STF conventions:
 
@@ -86,10 +87,11 @@ def stf_key_spellings(written: str) -> list[str]:
     name = re.sub(r"\$(\d+)", r"[\1]", _squash(written))
     spellings = [name]
     if name in ("valid", "$valid$", "$valid", "isValid()"):
-        spellings.append("isValid()")
+        spellings += ["isValid()", "$valid$"]
     for suffix in _VALID_SUFFIXES:
         if name.endswith(suffix) and len(name) > len(suffix):
-            spellings.append(name[: -len(suffix)].rstrip(".") + ".isValid()")
+            base = name[: -len(suffix)].rstrip(".")
+            spellings += [base + ".isValid()", base + ".$valid$"]
             break
     return spellings
 

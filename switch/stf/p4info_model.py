@@ -4,8 +4,6 @@ STF commands for BMv2 are translated by the same code (``switch.stf.entries``) a
 the built-in switch while the program is compiled by p4c alone.
 
 The objects have the attributes of the front end's ``Program`` that the runner reads.
-One spelling is adjusted: p4c names a validity key ``hdr.h.$valid$`` where the front end
-says ``hdr.h.isValid()``; the model uses the latter and remembers the P4Info name.
 """
 
 from __future__ import annotations
@@ -22,15 +20,13 @@ _MATCH_KINDS = {
     MatchField.RANGE: "range",
     MatchField.OPTIONAL: "optional",
 }
-_P4C_VALID = ".$valid$"
 
 
 @dataclass(frozen=True)
 class KeyModel:
-    name: str  # as the front end names it
+    name: str  # the P4Info match field name
     match_kind: str
     width: int
-    p4info_name: str
 
 
 @dataclass
@@ -70,12 +66,6 @@ class P4InfoProgram:
     registers: dict[str, RegisterModel] = field(default_factory=dict)
 
 
-def _key_name(p4info_name: str) -> str:
-    if p4info_name.endswith(_P4C_VALID):
-        return p4info_name[: -len(_P4C_VALID)] + ".isValid()"
-    return p4info_name
-
-
 def _match_kind(mf: p4info_pb2.MatchField) -> str:
     if mf.WhichOneof("match") == "other_match_type":
         return mf.other_match_type
@@ -89,8 +79,7 @@ def program_from_p4info(info: p4info_pb2.P4Info) -> P4InfoProgram:
         program.actions[a.preamble.name] = ActionModel(
             a.preamble.name, [(p.name, p.bitwidth) for p in a.params])
     for t in info.tables:
-        keys = [KeyModel(_key_name(mf.name), _match_kind(mf), mf.bitwidth, mf.name)
-                for mf in t.match_fields]
+        keys = [KeyModel(mf.name, _match_kind(mf), mf.bitwidth) for mf in t.match_fields]
         actions = [action_names[r.id] for r in t.action_refs if r.id in action_names]
         program.tables[t.preamble.name] = TableModel(t.preamble.name, keys, actions,
                                                      t.implementation_id != 0,

@@ -91,3 +91,88 @@ def test_verbose_trace(capsys: pytest.CaptureFixture[str]) -> None:
     assert stf_main([str(FWD), str(FIXTURES / "pass.stf"), "-v"]) == 0
     out, _ = capsys.readouterr()
     assert "-> port 2: 01120 2A2".replace(" ", "") in out.replace(" ", "")
+
+
+# ---------------------------------------------------------------------------- --target bmv2
+
+STF_DIR = FIXTURES.parents[2] / "stf"
+
+
+def _bmv2_missing() -> str | None:
+    from switch.stf.bmv2_target import missing_tools
+
+    return missing_tools()
+
+
+needs_bmv2 = pytest.mark.skipif(_bmv2_missing() is not None, reason=_bmv2_missing() or "")
+
+
+def test_target_option() -> None:
+    parser = argparse.ArgumentParser(prog="ina")
+    add_stf_parser(parser.add_subparsers(dest="verb", required=True))
+    assert parser.parse_args(["stf", "p.p4", "t.stf"]).target == "builtin"
+    assert parser.parse_args(["stf", "p.p4", "t.stf", "--target", "bmv2"]).target == "bmv2"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["stf", "p.p4", "t.stf", "--target", "tofino"])
+
+
+@needs_bmv2
+def test_bmv2_readme_command(capsys: pytest.CaptureFixture[str]) -> None:
+    lpm = STF_DIR / "table" / "lpm"
+    assert stf_main(["--target", "bmv2", str(lpm.with_suffix(".p4")),
+                     str(lpm.with_suffix(".stf"))]) == 0
+    out, _ = capsys.readouterr()
+    assert out.strip() == f"PASS {lpm.with_suffix('.stf')}: 5 packet(s) in, 5 out"
+
+
+@needs_bmv2
+@pytest.mark.parametrize("options", [[], ["--strict-ports"]])
+def test_bmv2_reports_as_the_builtin_switch(options: list[str], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The same failures, the same words, the same exit status; an unchecked port is
+    a note, or with --strict-ports a failure, on both."""
+    stf = tmp_path / "t.stf"
+    stf.write_text((FIXTURES / "fail.stf").read_text()
+                   + "add fwd hdr.h.a:3 set_out(port:9)\npacket 0 03 00 00 00\n")
+    outputs = []
+    for target in ("builtin", "bmv2"):
+        assert stf_main([str(FWD), str(stf), "--target", target, *options]) == 1
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert f"{stf}(3): error: port 2: packet #1 (from the packet at line 2) differs" \
+        in outputs[1]
+    assert f"{stf}(4): error: register_read MyIngress.seen[1]: expected 0x13" in outputs[1]
+    if options:
+        assert f"{stf}(6): error: unexpected packet on unchecked port 9" in outputs[1]
+    else:
+        assert "note: not checked (no packet/expect line names the port): port 9" \
+            in outputs[1]
+
+
+@needs_bmv2
+def test_bmv2_control_plane_commands() -> None:
+    """Counters, direct counters, meters, defaults, remove all, multicast nodes, clone
+    sessions and registers do the same on both targets."""
+    stf = FIXTURES / "control_plane.stf"
+    for target in ("builtin", "bmv2"):
+        result = run_stf(FIXTURES / "control_plane.p4", stf, target=target)
+        assert result.passed, f"{target}:\n{result.report}"
+        assert (result.packets_in, result.packets_out) == (14, 17)
+
+
+@needs_bmv2
+def test_bmv2_trace_shows_bmv2_log(capsys: pytest.CaptureFixture[str]) -> None:
+    assert stf_main([str(FWD), str(FIXTURES / "pass.stf"), "--target", "bmv2",
+                     "--trace"]) == 0
+    out, _ = capsys.readouterr()
+    assert "      Table 'MyIngress.fwd': hit with handle 0" in out
+    assert "      Transmitting packet of size 4 out of port 2" in out
+
+
+@needs_bmv2
+def test_bmv2_shows_p4c_diagnostics(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = STF_DIR / "negative" / "syntax_error.p4"
+    assert stf_main([str(bad), str(FIXTURES / "pass.stf"), "--target", "bmv2"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"{bad}(" in err and "error" in err

@@ -162,11 +162,16 @@ KEYS = ["hdr.ipv4.dstAddr", "hdr.h.isValid()", "meta.stack[0].f", "a_hi", "meta.
 ])
 def test_resolve_key(written: str, index: int) -> None:
     assert resolve_key(written, KEYS) == index
+    # p4c's P4Info names a validity key h.$valid$: every spelling finds it too
+    p4c_keys = [k.replace(".isValid()", ".$valid$") for k in KEYS]
+    assert resolve_key(written, p4c_keys) == index
 
 
 def test_resolve_bare_valid() -> None:
     assert resolve_key("valid", ["hdr.h.isValid()", "x"]) == 0
     assert resolve_key("$valid$", ["hdr.h.isValid()", "x"]) == 0
+    assert resolve_key("valid", ["hdr.h.$valid$", "x"]) == 0
+    assert resolve_key("isValid()", ["hdr.h.$valid$", "x"]) == 0
 
 
 def test_resolve_key_errors() -> None:

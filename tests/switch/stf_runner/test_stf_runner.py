@@ -9,7 +9,7 @@ from stf_fakes import FakeAction, FakeExtern, FakeKey, FakeSwitch, FakeTable, ec
 
 from switch.engine.runtime import Exact, Ternary
 from switch.stf import StfResult, parse_stf, run_program
-from switch.stf.run_stf import Multicast
+from switch.stf.run_stf import LATE_PATIENCE_S, Multicast
 
 PROGRAM = program(
     [FakeTable("MyIngress.t", [FakeKey("hdr.h.a", "ternary", 8)],
@@ -322,3 +322,57 @@ def test_trace_shows_the_switch_trace_and_is_turned_off_after() -> None:
 
 def test_no_packet_is_accepted() -> None:
     assert run("no_packet\n").passed
+
+
+# ---------------------------------------------------------------------------- asynchronous switches
+
+
+class LateSwitch(FakeSwitch):
+    """A switch that sends some outputs after ``inject`` has returned (as BMv2 could):
+    ``late`` maps a packet number to the outputs that come only through ``drain``."""
+
+    def __init__(self, late: dict[int, list[tuple[int, bytes]]],
+                 only_with_patience: bool = False):
+        super().__init__()
+        self.late = late
+        self.only_with_patience = only_with_patience
+        self.drains: list[float] = []
+
+    def inject(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        number = len(self.injected)
+        outputs = super().inject(port, data)
+        return [] if number in self.late else outputs
+
+    def drain(self, patience: float = 0.0) -> list[tuple[int, int, bytes]]:
+        self.drains.append(patience)
+        if self.only_with_patience and not patience:
+            return []
+        out = [(n, port, data) for n, outs in sorted(self.late.items()) for port, data in outs]
+        self.late = {}
+        return out
+
+
+def test_late_outputs_are_collected_and_attributed_to_their_packet() -> None:
+    switch = LateSwitch({0: [(1, b"\x0a")]})
+    result = run("packet 0 0A\nexpect 1 0A\npacket 0 0B\nexpect 1 0C\n", switch, verbose=True)
+    assert not result.passed
+    # the late output of the first packet comes after the second one's on port 1
+    assert "t.stf(2): error: port 1: packet #1 (from the packet at line 3) differs" \
+        in result.report
+    assert "t.stf(4): error: port 1: packet #2 (from the packet at line 1) differs" \
+        in result.report
+    assert "    -> port 1 (late, from the packet at line 1): 0A" in result.report
+    assert result.packets_out == 2
+
+
+def test_missing_packets_get_time_to_come_out() -> None:
+    switch = LateSwitch({0: [(1, b"\x0a")]}, only_with_patience=True)
+    result = run("packet 0 0A\nexpect 1 0A\n", switch)
+    assert result.passed, result.report
+    assert switch.drains == [0.0, LATE_PATIENCE_S]
+
+
+def test_no_patience_when_nothing_is_missing() -> None:
+    switch = LateSwitch({})
+    assert run("packet 0 0A\nexpect 1 0A\nwait\n", switch).passed
+    assert switch.drains == [0.0, 0.0]
