@@ -182,6 +182,7 @@ class V1Hooks:
         self.program = program
         self.state = state
         self.ctx = ctx
+        self.used: set[str] = set()  # the extern functions the program calls
 
     # ------------------------------------------------------------ helpers
 
@@ -266,6 +267,7 @@ class V1Hooks:
 
     def extern_function(self, g: Any, call: A.Call, fn: A.ExternFunctionDecl) -> str | None:
         name = fn.name
+        self.used.add(name)
         args = g.args_of(call)
         X = self._x(g)
         if name == "mark_to_drop":

@@ -18,6 +18,7 @@ from switch.frontend import ast as A
 from switch.frontend import types as T
 from switch.v1model import metadata as M
 from switch.v1model.externs import PacketCtx, apply_snapshot
+from switch.v1model.fastpath import build_fast_process
 
 Job = tuple  # (hdr, meta, sm, payload, plen, truncate)
 
@@ -47,7 +48,9 @@ def _block_args(decl: A.ParserDecl | A.ControlDecl, h_t: T.Type, m_t: T.Type,
 class Pipeline:
     def __init__(self, compiled: CompiledProgram, pre: Pre, ctx: PacketCtx,
                  digests: Any, log: Callable[[str], None],
-                 trace: Callable[[str], None] | None):
+                 trace: Callable[[str], None] | None, fast: bool = False):
+        """``fast``: the program needs none of the paths ``fastpath`` leaves out, so
+        ``inject`` may be the generated fast path (unless tracing)."""
         self.c = compiled
         self.pre = pre
         self.ctx = ctx
@@ -77,6 +80,8 @@ class Pipeline:
             call_args = ", ".join(a if a in ("hdr", "meta", "sm", "out") else "None" for a in spec)
             self.run[k] = eval(  # noqa: S307 - a fixed argument shuffle
                 f"lambda hdr, meta, sm, out: fn({call_args})", {"fn": self.fn[k]})
+        #: process one packet: the fast path when it applies, else ``process``
+        self.inject = build_fast_process(self) if fast and trace is None else self.process
 
     def now_us(self) -> int:
         return (time.monotonic_ns() - self.t0) // 1000

@@ -40,6 +40,7 @@ from switch.engine.runtime import (
 from switch.engine.tables import Table
 from switch.frontend.program import Program
 from switch.v1model.externs import ExternState, PacketCtx, V1Hooks
+from switch.v1model.fastpath import GENERAL_ONLY
 from switch.v1model.pipeline import Pipeline
 
 
@@ -122,7 +123,9 @@ class V1Switch:
                 user(format_event(stmts, kind, sid, data))  # type: ignore[misc]
 
             c.set_trace(event)
-        self.pipeline = Pipeline(c, self.pre, self.ctx, self.digests, self._log, self._trace)
+        fast = not self.hooks.used & GENERAL_ONLY
+        self.pipeline = Pipeline(c, self.pre, self.ctx, self.digests, self._log, self._trace,
+                                 fast=fast)
 
     def set_trace(self, trace: Callable[[str], None] | None) -> None:
         """Turn packet tracing on (a callback receiving one line per event) or off."""
@@ -141,7 +144,7 @@ class V1Switch:
         """Process one packet arriving on ``port``; returns every packet sent out, in
         order, as (port, bytes)."""
         with self.lock:
-            return self.pipeline.process(port, data)
+            return self.pipeline.inject(port, data)
 
     # ----------------------------------------------------------------- tables
 

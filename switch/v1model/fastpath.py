@@ -1,0 +1,136 @@
+"""The v1model pipeline as one function generated for a program that needs none of
+the traffic manager's extra paths (clone, resubmit, recirculate, truncate, digests)
+and is not traced: the same steps as ``Pipeline.process`` in the same order, with
+the block functions called directly and nothing checked that the program cannot
+set. Everything else runs through ``Pipeline.process``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from switch.engine.rt import P4Exit, PacketAbort, ParserError
+from switch.v1model import metadata as M
+
+#: extern functions whose effects only ``Pipeline.process`` carries out
+GENERAL_ONLY = frozenset({
+    "clone", "clone3", "clone_preserving_field_list", "resubmit", "recirculate",
+    "resubmit_preserving_field_list", "recirculate_preserving_field_list", "truncate",
+    "digest",
+})
+
+Process = Callable[[int, bytes], list[tuple[int, bytes]]]
+
+
+def _call(fn: str, order: list[str], out: str = "None") -> str:
+    objs = {"hdr": "hdr", "meta": "meta", "sm": "sm", "out": out}
+    return f"{fn}({', '.join(objs.get(a, 'None') for a in order)})"
+
+
+def build_fast_process(pipeline: Any) -> Process:
+    """``pipeline.process`` for programs that need none of its extra paths."""
+    a = pipeline.args
+    parser_args = ", ".join({"hdr": "hdr", "meta": "meta", "sm": "sm"}.get(x, "None")
+                            for x in a["p"])
+    src = f"""
+def process(port, data):
+    data = bytes(data)
+    X = ctx
+    X.checksum_error = 0
+    plen = len(data)
+    X.plen = plen
+    hdr = H()
+    meta = Meta()
+    sm = SM()
+    sm.f_ingress_port = port
+    sm.f_packet_length = plen
+    sm.f_ingress_global_timestamp = ((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF
+    X.sm = sm
+    try:
+        try:
+            bo = parser(data, 0, {parser_args})
+        except ParserError as e:
+            bo = e.bit_offset
+            sm.f_parser_error = e.code
+        payload = data[bo >> 3:]
+        X.payload = payload
+        try:
+            {_call("vr", a["vr"])}
+        except P4Exit:
+            pass
+        sm.f_checksum_error = X.checksum_error
+        try:
+            {_call("ig", a["ig"])}
+        except P4Exit:
+            pass
+    except PacketAbort as e:
+        abort(e)
+        return []
+    mgid = sm.f_mcast_grp
+    if mgid:
+        sm.f_instance_type = {M.REPLICATION}
+        reps = replicate(mgid)
+        outputs = []
+        last = len(reps) - 1
+        jobs = []
+        for i, (p, rid) in enumerate(reps):
+            if i == last:
+                h2, m2, s2 = hdr, meta, sm
+            else:
+                h2, m2, s2 = hdr.copy(), meta.copy(), sm.copy()
+            s2.f_egress_rid = rid
+            jobs.append((h2, m2, s2, p))
+        for h2, m2, s2, p in jobs:
+            egress(h2, m2, s2, p, payload, plen, outputs)
+        return outputs
+    es = sm.f_egress_spec
+    if es == {M.DROP_PORT}:
+        return []
+    outputs = []
+    egress(hdr, meta, sm, es, payload, plen, outputs)
+    return outputs
+
+def egress(hdr, meta, sm, port, payload, plen, outputs):
+    X = ctx
+    X.plen = plen
+    X.payload = payload
+    X.sm = sm
+    sm.f_egress_port = port
+    sm.f_egress_spec = 0
+    sm.f_packet_length = plen
+    sm.f_egress_global_timestamp = ((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF
+    try:
+        try:
+            {_call("eg", a["eg"])}
+        except P4Exit:
+            pass
+        if sm.f_egress_spec == {M.DROP_PORT}:
+            return
+        try:
+            {_call("ck", a["ck"])}
+        except P4Exit:
+            pass
+        out = []
+        try:
+            {_call("dep", a["dep"], "out")}
+        except P4Exit:
+            pass
+    except PacketAbort as e:
+        abort(e)
+        return
+    out.append(payload)
+    outputs.append((port, b"".join(out)))
+"""
+    fn = pipeline.fn
+    ns: dict[str, Any] = {
+        "ctx": pipeline.ctx, "H": pipeline.H, "Meta": pipeline.Meta, "SM": pipeline.SM,
+        "monotonic_ns": time.monotonic_ns, "t0": pipeline.t0, "parser": fn["p"],
+        "vr": fn["vr"], "ig": fn["ig"], "eg": fn["eg"], "ck": fn["ck"], "dep": fn["dep"],
+        "replicate": pipeline.pre.replicate, "abort": pipeline._abort,
+        "ParserError": ParserError, "P4Exit": P4Exit, "PacketAbort": PacketAbort,
+    }
+    exec(compile(src, "<v1model fast path>", "exec"), ns)  # noqa: S102 - fixed template
+    process: Process = ns["process"]
+    return process
