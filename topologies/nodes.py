@@ -26,6 +26,7 @@ Use them with ``functools.partial`` to pass parameters::
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -43,6 +44,7 @@ from mininet.node import Switch
 from topologies.netutil import StartError, free_tcp_port, log_tail, wait_listening
 
 LOG_ROOT = Path("/tmp/ina-mininet")
+MAX_SOCKET_PATH = 100  # bytes; AF_UNIX paths hold 107
 _run_dir: Path | None = None
 
 
@@ -234,9 +236,15 @@ class InaSwitch(P4RuntimeSwitch):
     @property
     def control_socket(self) -> Path:
         """The switch's control socket for ``ina switch-cli`` (default: in the log
-        directory, so that switches of different runs never share one)."""
+        directory, so that switches of different runs never share one; in
+        ``LOG_ROOT`` under a digest of that path when it is too long for AF_UNIX)."""
         if self._control_socket is None:
-            self._control_socket = self.logs / f"{self.name}.sock"
+            path = self.logs / f"{self.name}.sock"
+            if len(str(path).encode()) > MAX_SOCKET_PATH:
+                digest = hashlib.sha1(str(path).encode()).hexdigest()[:16]
+                LOG_ROOT.mkdir(parents=True, exist_ok=True)
+                path = LOG_ROOT / f"{self.name}-{digest}.sock"
+            self._control_socket = path
         return self._control_socket
 
     def executable(self) -> list[str]:
