@@ -4,6 +4,9 @@
         x = foo;
             ^^^
 
+A diagnostic may carry p4c's error class (``overlimit``, ``unsupported``, ...), which
+p4c prints before the severity: ``prog.p4(12): [--Werror=overlimit] error: ...``.
+
 Passes report through a ``Diagnostics`` collector and call ``check()`` at the end of a
 pass; ``CompileError`` carries every diagnostic collected so far.
 """
@@ -33,10 +36,14 @@ class Diagnostic:
     col: int  # 1-based column, 0 when unknown
     source_line: str = ""
     length: int = 1
+    kind: str = ""  # p4c's error class, "" when p4c prints none
 
     def format(self) -> str:
         where = f"{self.file}({self.line})" if self.line else self.file
-        text = f"{where}: {self.severity}: {self.message}"
+        tag = ""
+        if self.kind:
+            tag = f"[--W{'error' if self.severity == 'error' else 'warn'}={self.kind}] "
+        text = f"{where}: {tag}{self.severity}: {self.message}"
         if self.source_line and self.col:
             caret = " " * (self.col - 1) + "^" * max(1, self.length)
             text += f"\n{self.source_line.rstrip()}\n{caret}"
@@ -60,11 +67,13 @@ class Diagnostics:
         self.filename = filename
         self.items: list[Diagnostic] = []
 
-    def _make(self, severity: str, pos: Pos | None, message: str, length: int) -> Diagnostic:
+    def _make(self, severity: str, pos: Pos | None, message: str, length: int,
+              kind: str = "") -> Diagnostic:
         if pos is None or pos.line == 0:
-            return Diagnostic(severity, message, self.filename, 0, 0)
+            return Diagnostic(severity, message, self.filename, 0, 0, kind=kind)
         if self.source is None:
-            return Diagnostic(severity, message, self.filename, pos.line, pos.col, "", length)
+            return Diagnostic(severity, message, self.filename, pos.line, pos.col, "", length,
+                              kind)
         origin = self.source.origin(pos.line)
         return Diagnostic(
             severity,
@@ -74,10 +83,13 @@ class Diagnostics:
             pos.col,
             self.source.source_line(pos.line),
             length,
+            kind,
         )
 
-    def error(self, pos: Pos | None, message: str, length: int = 1) -> None:
-        self.items.append(self._make("error", pos, message, length))
+    def error(self, pos: Pos | None, message: str, length: int = 1, kind: str = "") -> None:
+        """Report an error; ``kind`` is p4c's error class when the message is one of the
+        target checks p4c classifies (printed as ``[--Werror=kind]``)."""
+        self.items.append(self._make("error", pos, message, length, kind))
 
     def unsupported(self, pos: Pos | None, what: str, length: int = 1) -> None:
         self.error(pos, f"unsupported: {what}", length)

@@ -116,8 +116,10 @@ def assign_ids(program: Program, diags: Diagnostics) -> None:
     header of ``program`` with the id p4c gives it, and report invalid ``@id``s.
 
     Objects p4c would not put in P4Info (unused tables and actions) get ids too, hashed
-    after the others so that they cannot change any id P4Info lists."""
+    after the others so that they cannot change any id P4Info lists. Two objects of one
+    kind that P4Info would list under the same name are errors, as in p4c."""
     model = _Analyzer(program, diags).run()
+    _report_duplicate_names(_Builder(program, model).build(), program, diags)
     symbols = model.symbols
     targets: list[tuple[object, int, str]] = []
     targets += [(t, ids.TABLE, t.fqn) for t in program.tables.values()]
@@ -139,6 +141,69 @@ def assign_ids(program: Program, diags: Diagnostics) -> None:
     symbols.assign()
     for obj, kind, name in targets:
         obj.id = symbols.id(kind, name)  # type: ignore[attr-defined]
+
+
+# The P4Info fields p4c checks for duplicate names, with the word its message uses.
+_NAMED_OBJECTS = (
+    ("tables", "table"),
+    ("actions", "action"),
+    ("action_profiles", "action profile"),
+    ("counters", "counter"),
+    ("direct_counters", "direct counter"),
+    ("meters", "meter"),
+    ("direct_meters", "direct meter"),
+    ("controller_packet_metadata", "controller packet metadata"),
+    ("value_sets", "value set"),
+    ("registers", "register"),
+    ("digests", "digest"),
+)
+
+
+_SHADOWED_FIELDS = {
+    ids.TABLE: "tables",
+    ids.VALUE_SET: "value_sets",
+    ids.ACTION_PROFILE: "action_profiles",
+    ids.COUNTER: "counters",
+    ids.DIRECT_COUNTER: "direct_counters",
+    ids.METER: "meters",
+    ids.DIRECT_METER: "direct_meters",
+    ids.REGISTER: "registers",
+}
+
+
+def _report_duplicate_names(p4info: p4info_pb2.P4Info, program: Program,
+                            diags: Diagnostics) -> None:
+    """p4c's check of the finished P4Info: one name per object of each kind (two
+    instances of a control applied directly through its type, ``C.apply()`` twice, both
+    take the name ``C``). The objects instantiation found under a name already taken
+    count as the second of the same name."""
+    extra: dict[str, list[str]] = {}
+    for obj in program.shadowed:
+        if isinstance(obj, TableInstance):
+            kind: int | None = ids.TABLE
+        elif isinstance(obj, ValueSetInstance):
+            kind = ids.VALUE_SET
+        else:
+            kind = _EXTERN_KINDS.get(obj.extern)
+        if kind is not None:
+            extra.setdefault(_SHADOWED_FIELDS[kind], []).append(obj.fqn)
+    groups: list[tuple[str, list[str]]] = [
+        (word, [m.preamble.name for m in getattr(p4info, name)] + extra.get(name, []))
+        for name, word in _NAMED_OBJECTS
+    ]
+    groups += [(e.extern_type_name, [i.preamble.name for i in e.instances])
+               for e in p4info.externs]
+    count = 0
+    for word, names in groups:
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                diags.error(None, f"Name '{name}' is used for multiple {word} objects in the "
+                            "P4Info message", kind="duplicate")
+                count += 1
+            seen.add(name)
+    if count:
+        diags.error(None, f"Found {count} duplicate name(s) in the P4Info", kind="duplicate")
 
 
 def build_p4info(program: Program) -> p4info_pb2.P4Info:
@@ -401,6 +466,8 @@ class _Model:
     # P4Info order, one entry per object (actions and digests deduplicated by name).
     actions: list[_Action] = field(default_factory=list)
     hidden_actions: set[str] = field(default_factory=set)
+    # actions listed without parameters: only called directly, never by a table
+    paramless_actions: set[str] = field(default_factory=set)
     # Level-3 (and top-level) visits, in order: tables and extern instances.
     visits: list[_Table | ExternInstance] = field(default_factory=list)
     value_sets: list[ValueSetInstance] = field(default_factory=list)
@@ -754,16 +821,16 @@ class _Analyzer:
     def _control(self, block: BlockInstance,
                  flat: list[tuple[A.Declaration, BlockInstance]]) -> set[int]:
         """Visit a control: list its actions and digests. Returns the ids of the table
-        declarations that are applied."""
+        declarations that are applied.
+
+        p4c inlines an action called from another action into its caller, so only the
+        actions of applied tables and those the body calls directly are listed; one the
+        body calls loses its directionless parameters (they become locals bound to the
+        call's arguments) unless a table of the control also lists it. The first control
+        to list an action name decides its entry."""
         used_tables: set[int] = set()
         used: dict[int, _Action] = {}
-        pending: list[tuple[_Action, BlockInstance]] = []
-
-        def use(action: _Action, where: BlockInstance) -> None:
-            key = id(action.decl)
-            if key not in used:
-                used[key] = action
-                pending.append((action, where))
+        in_tables: set[int] = set()
 
         tables_by_decl: dict[int, TableInstance] = {}
         for d, b in flat:
@@ -777,36 +844,28 @@ class _Analyzer:
             if isinstance(target, A.CallTableApply) and id(target.table) in tables_by_decl:
                 used_tables.add(id(target.table))
         table_uses: dict[int, list[_Action]] = {}
-        for d, b in flat:
+        for d, _b in flat:
             if isinstance(d, A.TableDecl) and id(d) in used_tables:
                 t = tables_by_decl[id(d)]
                 refs = self._table_actions(t)
                 table_uses[id(d)] = self._table_actions_used(t, refs, self._default_action(t, refs))
                 for action in table_uses[id(d)]:
-                    use(action, b)
+                    used.setdefault(id(action.decl), action)
+                    in_tables.add(id(action.decl))
         for call, where in body_calls:
             if isinstance(call.target, A.CallAction):
-                use(self._action(call.target.action, where), where)
-        while pending:
-            action, where = pending.pop()
-            ctx = action.inst.block if action.inst is not None and action.inst.block else where
-            for call in _calls(action.decl.body):
-                if isinstance(call.target, A.CallAction):
-                    use(self._action(call.target.action, ctx), ctx)
-        # First uses of top-level actions follow p4c's IR order: the declarations (action
-        # bodies, table properties), then the apply body.
+                action = self._action(call.target.action, where)
+                used.setdefault(id(action.decl), action)
+        # First uses of top-level actions follow p4c's IR order: the table properties,
+        # then the apply body.
         order: list[_Action] = []
 
         def first_use(action: _Action) -> None:
             if self._is_global(action) and action not in order:
                 order.append(action)
 
-        for d, b in flat:
-            if isinstance(d, A.ActionDecl) and id(d) in used:
-                for call in _calls(d.body):
-                    if isinstance(call.target, A.CallAction):
-                        first_use(self._action(call.target.action, b))
-            elif isinstance(d, A.TableDecl) and id(d) in table_uses:
+        for d, _b in flat:
+            if isinstance(d, A.TableDecl) and id(d) in table_uses:
                 for action in table_uses[id(d)]:
                     first_use(action)
         for call, where in body_calls:
@@ -824,16 +883,20 @@ class _Analyzer:
                 names.add(action.fqn)
                 if _annotation(action.decl.annotations, "hidden") is not None:
                     model.hidden_actions.add(action.fqn)
-                else:
-                    model.actions.append(action)
-                    params = [p for p in action.decl.params if p.direction == ""]
-                    if params:
-                        model.has_type_info = True
-                    _field_ids([list(p.annotations) for p in params], self._error,
-                               [p.pos for p in params])
-        # Digests (and any extern function call: p4c then creates type_info).
-        calls = [c for a in listed for c in _calls(a.decl.body)]
-        calls += [c for c, _ in self._body_calls(block)]
+                    continue
+                model.actions.append(action)
+                if id(action.decl) not in in_tables:
+                    model.paramless_actions.add(action.fqn)
+                    continue
+                params = [p for p in action.decl.params if p.direction == ""]
+                if params:
+                    model.has_type_info = True
+                _field_ids([list(p.annotations) for p in params], self._error,
+                           [p.pos for p in params])
+        # Digests (and any extern function call: p4c then creates type_info), with the
+        # bodies of actions called from actions inlined at their call sites.
+        calls = [c for a in listed for c in self._inlined_calls(a, block)]
+        calls += [c for c, _ in body_calls]
         for call in calls:
             if isinstance(call.target, A.CallExternFunction):
                 model.has_type_info = True
@@ -843,6 +906,17 @@ class _Analyzer:
                 if all(d.name != digest.name for d in model.digests):
                     model.digests.append(digest)
         return used_tables
+
+    def _inlined_calls(self, action: _Action, where: BlockInstance,
+                       depth: int = 0) -> Iterator[A.Call]:
+        """The calls in an action's body, a called action's calls in place of its call."""
+        ctx = action.inst.block if action.inst is not None and action.inst.block else where
+        for call in _calls(action.decl.body):
+            if isinstance(call.target, A.CallAction) and depth < 32:
+                yield from self._inlined_calls(self._action(call.target.action, ctx), ctx,
+                                               depth + 1)
+            else:
+                yield call
 
     def _parser(self, block: BlockInstance,
                 flat: list[tuple[A.Declaration, BlockInstance]]) -> None:
@@ -1182,6 +1256,8 @@ class _Builder:
     # -- actions
 
     def _params(self, action: _Action) -> list[tuple[A.Param, T.Type | None, int | None]]:
+        if action.fqn in self.model.paramless_actions:
+            return []
         params = [p for p in action.decl.params if p.direction == ""]
         widths: list[int | None] = [None] * len(params)
         if action.inst is not None and len(action.inst.params) == len(params):

@@ -1348,10 +1348,9 @@ class _Builder:
         type_name = ref.name.lstrip(".")
         same = sum(1 for d in pending if d.name.startswith(f"{type_name}_inst"))
         name = f"{type_name}_inst" + (f"_{same}" if same else "")
-        # p4c's naming, ``@name("T") T() T_inst;``, for the first; the others keep their
-        # own names, so that each is an instance of its own in the control plane too
-        annotations = [] if same else [
-            A.Annotation(pos, "name", body=[A.StringLit(pos, type_name)])]
+        # p4c's naming, ``@name("T") T() T_inst;``, for every one: two applications of a
+        # type with control-plane objects give them one name, which P4Info rejects
+        annotations = [A.Annotation(pos, "name", body=[A.StringLit(pos, type_name)])]
         pending.append(A.Instantiation(pos, name, ref, [], annotations=annotations))
         callee = A.Member(pos, A.Name(pos, name), "apply")
         call = A.Call(pos, callee, [], list(c[2] or []))

@@ -122,4 +122,8 @@ class Program:
     # The table/action/extern instance owned by each declaration *in a given block
     # instance*: (id(decl), block fqn) -> fqn. The engine uses it to bind names.
     instance_names: dict[tuple[int, str], str] = field(default_factory=dict)
+    # tables, extern instances and value sets that another object of the program shares
+    # a control-plane name with (each is kept out of the dicts above)
+    shadowed: list[TableInstance | ExternInstance | ValueSetInstance] = field(
+        default_factory=list)
     warnings: list[object] = field(default_factory=list)  # Diagnostic warnings of the compile

@@ -147,6 +147,13 @@ def unify(pt: T.Type, at: T.Type, env: dict[TypeParam, T.Type]) -> bool:
     return True
 
 
+def _unbound(chk: Checker, t: T.Type) -> list[TypeParam]:
+    """The type variables of ``t`` still to be inferred: not those of the generic
+    function or block being checked, which stand for themselves."""
+    rigid = (chk.block, chk.function)
+    return [tp for tp in free_vars(t) if not any(tp.owner is r for r in rigid if r)]
+
+
 def bind(chk: Checker, call: A.Call, sig: Signature) -> list[A.Expr | None] | None:
     """Match the arguments of ``call`` to ``sig``'s parameters, check and convert them,
     and return them in parameter order (defaults filled in, None for an absent optional
@@ -251,8 +258,8 @@ def bind(chk: Checker, call: A.Call, sig: Signature) -> list[A.Expr | None] | No
                               f"for parameter {p.name} of direction "
                               f"'{p.direction or 'none'}'")
                 return None
-            if free_vars(pt):
-                names = ", ".join(tp.name for tp in free_vars(pt))
+            if _unbound(chk, pt):
+                names = ", ".join(tp.name for tp in _unbound(chk, pt))
                 chk.error_at(call, f"{chk.text(call)}: cannot infer a type for type parameter "
                              f"{names} of {sig.name} from _; give it as a type argument")
                 return None
@@ -261,8 +268,9 @@ def bind(chk: Checker, call: A.Call, sig: Signature) -> list[A.Expr | None] | No
         if is_unknown(v.type):
             result.append(v)
             continue
-        if free_vars(pt):
-            names = ", ".join(tp.name for tp in free_vars(pt))
+        unbound = _unbound(chk, pt)
+        if unbound:
+            names = ", ".join(tp.name for tp in unbound)
             chk.error_at(v, f"{chk.text(v)}: cannot infer a type for type parameter {names} "
                          f"of {sig.name}; give the value a width")
             return None

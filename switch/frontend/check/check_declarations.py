@@ -289,8 +289,6 @@ def _function(chk: Checker, d: A.FunctionDecl) -> None:
 
 
 def _parser(chk: Checker, d: A.ParserDecl) -> None:
-    if d.type_params:
-        return  # a template: its specializations are checked (specialize_blocks)
     params(chk, d.params)
     params(chk, d.ctor_params)
     for local in d.locals:
@@ -301,8 +299,6 @@ def _parser(chk: Checker, d: A.ParserDecl) -> None:
 
 
 def _control(chk: Checker, d: A.ControlDecl) -> None:
-    if d.type_params:
-        return  # a template: its specializations are checked (specialize_blocks)
     params(chk, d.params)
     params(chk, d.ctor_params)
     with chk.inside(block=d):

@@ -469,8 +469,11 @@ def _equality(chk: Checker, e: A.Binary) -> A.Expr:
             bad = "externs"
         elif isinstance(t, (ActionType, FunctionType, TypeOfType, StateType, SetType)):
             bad = "these values"
+        elif isinstance(t, TypeVar):
+            bad = "values of a type variable"
         if bad:
-            chk.error_at(e, f"{chk.text(left)} and {chk.text(right)}: {bad} cannot be compared")
+            chk.error_at(left, f"{chk.text(left)} and {chk.text(right)}: {bad} cannot be "
+                         "compared")
             return unknown(e)
     if isinstance(left, (A.ListExpr, A.StructExpr)) and not isinstance(
         rt, (T.Tuple, UnknownStruct)
@@ -516,8 +519,8 @@ def _arith(chk: Checker, e: A.Binary) -> A.Expr:
     for side in (e.left, e.right):
         t = side.type
         if not isinstance(t, (T.Bits, T.InfInt, T.SerEnum)):
-            chk.error_at(e, f"{op}: cannot be applied to expression '{chk.text(side)}' with "
-                         f"type '{t}'")
+            chk.error_at(side, f"{op}: cannot be applied to expression '{chk.text(side)}' "
+                         f"with type '{t}'")
             return unknown(e)
     _balance(chk, e)
     left, right = e.left, e.right

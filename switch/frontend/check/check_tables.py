@@ -15,6 +15,7 @@ from switch.frontend.check.check_expressions import is_unknown, unknown
 from switch.frontend.check.check_extern_types import check_extern_instance
 from switch.frontend.check.check_keysets import keyset_element
 from switch.frontend.check.context import ActionType, annotation
+from switch.frontend.check.key_names import key_name
 from switch.frontend.check.print_expressions import expr_text
 
 if TYPE_CHECKING:
@@ -82,6 +83,9 @@ def _key(chk: Checker, k: A.KeyElement) -> T.Type | None:
     if F.is_constant(e):
         chk.ctx.warning(k.pos, f"{chk.text(e)}: {k.match_kind}: constant key element",
                         len(chk.text(e)))
+    if key_name(k) is None:
+        chk.ctx.error(e.pos, f"{chk.text(e)}: Complex key expression requires a @name "
+                      "annotation", len(chk.text(e)), kind="expected")
     return e.type
 
 

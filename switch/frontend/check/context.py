@@ -218,8 +218,8 @@ class Context:
 
     # ------------------------------------------------------------------ reports
 
-    def error(self, pos: A.Pos | None, message: str, length: int = 1) -> None:
-        self.diags.error(pos, message, length)
+    def error(self, pos: A.Pos | None, message: str, length: int = 1, kind: str = "") -> None:
+        self.diags.error(pos, message, length, kind)
 
     def warning(self, pos: A.Pos | None, message: str, length: int = 1) -> None:
         self.diags.warning(pos, message, length)

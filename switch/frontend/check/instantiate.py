@@ -14,7 +14,9 @@ from switch.frontend import types as T
 from switch.frontend.check import fold_constants as F
 from switch.frontend.check.check_declarations import package_arg_block
 from switch.frontend.check.context import Context, annotation_string
+from switch.frontend.check.key_names import key_name
 from switch.frontend.check.print_expressions import expr_text
+from switch.frontend.check.resolve_types import free_vars
 from switch.frontend.program import (
     ActionInstance,
     BlockInstance,
@@ -230,7 +232,11 @@ class Instantiate:
         t = inst.type
         assert isinstance(t, T.Extern)
         args = [folded_value(a, bi) for a in self.ctx.ctor_args.get(id(inst), [])]
-        self.program.externs[fqn] = ExternInstance(fqn, inst, bi, t.name, t, args)
+        extern = ExternInstance(fqn, inst, bi, t.name, t, args)
+        if fqn in self.program.externs:
+            self.program.shadowed.append(extern)
+        else:
+            self.program.externs[fqn] = extern
         if not inst.fqn:
             inst.fqn = fqn  # the first instance, when its block is instantiated twice
         if bi is not None:
@@ -243,7 +249,11 @@ class Instantiate:
         fqn = control_plane_name(bi.fqn, d)
         size = d.size.value if isinstance(d.size, A.IntLit) else 0
         element = d.element.resolved or T.Bits(0)
-        self.program.value_sets[fqn] = ValueSetInstance(fqn, d, bi, element, size)
+        vs = ValueSetInstance(fqn, d, bi, element, size)
+        if fqn in self.program.value_sets:
+            self.program.shadowed.append(vs)
+        else:
+            self.program.value_sets[fqn] = vs
         self.program.instance_names[(id(d), bi.fqn)] = fqn
 
     # ---------------------------------------------------------------- tables
@@ -267,7 +277,7 @@ class Instantiate:
         self.program.instance_names[(id(t), bi.fqn)] = fqn
         keys = []
         for k in t.keys:
-            name = annotation_string(k.annotations, "name") or expr_text(k.expr)
+            name = key_name(k) or expr_text(k.expr)
             keys.append(KeyInfo(name, k.match_kind, key_width(k.expr.type), k))
         actions = [self._action_fqn(r.action, bi) for r in t.actions if r.action is not None]
         default_args: list[int] = []
@@ -291,7 +301,10 @@ class Instantiate:
                 ti.direct_counter = target
             elif prop.name == "meters":
                 ti.direct_meter = target
-        self.program.tables[fqn] = ti
+        if fqn in self.program.tables:
+            self.program.shadowed.append(ti)
+        else:
+            self.program.tables[fqn] = ti
 
     def _action_data(self, ref: A.ActionRef) -> list[int]:
         """The values of an action's control-plane parameters bound in ``ref``."""
@@ -333,6 +346,8 @@ class Instantiate:
 
     def _digests(self) -> None:
         for _call, t in self.ctx.digest_calls:
+            if free_vars(t):
+                continue  # in a generic block; its specializations have the real types
             name = str(t)
             if name not in self.program.digests:
                 self.program.digests[name] = DigestInfo(name, t)

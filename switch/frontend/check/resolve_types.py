@@ -117,6 +117,10 @@ def _named(chk: Checker, ref: A.NamedTypeRef) -> T.Type:
             return UNKNOWN
         return T.Extern(decl.name, tuple(args), decl)
     if isinstance(decl, (A.ParserDecl, A.ControlDecl)) and decl.type_params:
+        if len(args) == len(decl.type_params) and any(free_vars(a) for a in args):
+            # in a generic block, an instance of another generic block with its own type
+            # parameters: checked in each specialization of the enclosing block
+            return UNKNOWN
         # the uses with the right number of type arguments were specialized
         ctx.error(ref.pos, f"{name}: expected {len(decl.type_params)} type arguments, got "
                   f"{len(args)}", len(name))

@@ -3,10 +3,11 @@
 ``control C<T>(inout T x) { ... }`` instantiated as ``C<bit<8>>() c;`` becomes a copy of
 ``C`` named ``C<bit<8>>`` in which every use of ``T`` is the type ``bit<8>``; the
 instantiation then names that copy. Each distinct list of type arguments gets one copy,
-placed right after the generic declaration, and a generic parser or control whose every
-use was specialized is dropped (as a template it has no types of its own). This runs on
-the syntax tree before names are resolved, so the copies are checked like any other
-declaration. Uses without type arguments are left alone and reported by the checker.
+placed right after the generic declaration. This runs on the syntax tree before names
+are resolved, so the copies are checked like any other declaration; the generic
+declaration stays too, and is checked once with its type parameters as type variables
+(as p4c checks it: ``v + 1`` on a ``T`` is an error even when every specialization could
+add). Uses without type arguments are left alone and reported by the checker.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ def specialize_blocks(source: A.SourceFile) -> None:
     if not generic:
         return
     copies: dict[tuple[str, str], Block] = {}
-    unspecialized: set[str] = set()
     # instances in the generic templates themselves are specialized in their copies
     todo = [d for d in source.decls if d.name not in generic or d is not generic[d.name]]
     while todo:
@@ -40,8 +40,7 @@ def specialize_blocks(source: A.SourceFile) -> None:
                 continue
             assert isinstance(ref, A.NamedTypeRef)
             if len(ref.args) != len(decl.type_params):
-                unspecialized.add(decl.name)  # the checker reports the mismatch
-                continue
+                continue  # the checker reports the mismatch
             args_text = ", ".join(type_ref_text(a) for a in ref.args)
             key = (decl.name, args_text)
             if key not in copies:
@@ -53,10 +52,8 @@ def specialize_blocks(source: A.SourceFile) -> None:
     decls: list[A.Declaration] = []
     for d in source.decls:
         is_template = d.name in generic and d is generic[d.name]
-        mine = [c for (name, _), c in copies.items() if is_template and name == d.name]
-        if not (mine and d.name not in unspecialized):
-            decls.append(d)
-        decls.extend(mine)
+        decls.append(d)
+        decls.extend(c for (name, _), c in copies.items() if is_template and name == d.name)
     source.decls[:] = decls
 
 

@@ -1,8 +1,9 @@
 /*
  * control/direct_apply: parsers and controls applied through their type
  * name (`T.apply(...)`), with no instance declared; each such statement
- * applies a fresh instance of the type (Tally, applied twice, keeps two
- * registers).
+ * applies a fresh instance of the type, named after the type in the control
+ * plane (so a type with a register can be applied this way only once in a
+ * block: two would give two registers one P4Info name).
  */
 
 #include <core.p4>
@@ -66,7 +67,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         AddOne.apply(hdr.h.b);
         Double.apply(hdr.g.x);
         Tally.apply(hdr.h.c);
-        Tally.apply(hdr.h.d);
+        AddOne.apply(hdr.h.d);
     }
 }
 

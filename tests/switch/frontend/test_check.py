@@ -886,7 +886,7 @@ control Sub(inout headers hdr, inout metadata meta) {
         assert [(k.name, k.match_kind, k.width) for k in t.keys] == [
             ("hdr.ipv4.dstAddr", "lpm", 32),
             ("meta.w[7:0]", "exact", 8),
-            ("hdr.ipv4.isValid()", "exact", 1),
+            ("hdr.ipv4.$valid$", "exact", 1),
             ("renamed_key", "ternary", 8),
         ]
 
