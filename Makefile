@@ -4,7 +4,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup test test-quick lint demo clean
+.PHONY: setup test test-quick lint demo demo-publish clean
 
 setup:
 	./setup.sh
@@ -21,6 +21,10 @@ test-quick: setup
 
 demo: setup
 	$(BIN)/ina demo
+
+# Measure the demo again and publish it: docs/demo/ and the README's demo table
+demo-publish: setup
+	$(BIN)/ina demo --publish docs/demo
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

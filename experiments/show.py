@@ -35,8 +35,18 @@ def _note(row: Row) -> str:
         notes.append("cpu_bound")
     if row.ok_runs < row.runs:
         failed = row.runs - row.ok_runs
-        notes.append(f"{failed} failed: {row.errors[0]}" if row.errors else f"{failed} failed")
+        notes.append(f"{failed} failed: {_shorten(row.errors[0])}" if row.errors
+                     else f"{failed} failed")
     return "; ".join(notes)
+
+
+NOTE_WIDTH = 60
+
+
+def _shorten(text: str) -> str:
+    """An error for the note column (results.json has it whole)."""
+    text = " ".join(text.split())
+    return text if len(text) <= NOTE_WIDTH else text[:NOTE_WIDTH - 3] + "..."
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -111,7 +121,7 @@ def _numeric(cell: str) -> bool:
     return True
 
 
-def _table(columns: list[tuple[str, Callable[[Any], str]]], items: list[Any],
+def table(columns: list[tuple[str, Callable[[Any], str]]], items: list[Any],
            markdown: bool) -> str:
     return format_table([name for name, _ in columns],
                         [[get(item) for _, get in columns] for item in items], markdown)
@@ -126,16 +136,16 @@ def format_run(doc: dict[str, Any], markdown: bool = False) -> str:
             f"{machine.get('cpus', '?')} CPUs ({machine.get('cpu_model') or '?'})")
     if not rows:
         return head + "\n(no measurements)"
-    out = [head, "", _table(MAIN_COLUMNS, rows, markdown)]
+    out = [head, "", table(MAIN_COLUMNS, rows, markdown)]
     ups = speedups(rows)
     if ups:
         out += ["", "in-network over ring (time of ring / time of ina):",
-                _table(SPEEDUP_COLUMNS, ups, markdown)]
+                table(SPEEDUP_COLUMNS, ups, markdown)]
     counted = [r for r in rows if r.bytes_sent is not None or r.wire_bytes_sent is not None]
     if counted:
         out += ["", "bytes sent per host (payload as the agents count it; wire: frames "
                     "on the host's link, as htb counts them):",
-                _table(BYTES_COLUMNS, counted, markdown)]
+                table(BYTES_COLUMNS, counted, markdown)]
     if any(r.cpu_bound for r in rows):
         out += ["", CPU_BOUND_NOTE]
     return "\n".join(out)

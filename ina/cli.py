@@ -83,10 +83,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """The main demo job."""
+    """In-network vs host-based all-reduce (``experiments/demo.toml``)."""
     from ina.demo import run_demo
 
-    return run_demo()
+    return run_demo(args.runs_dir, args.publish)
 
 
 # Verbs whose parsers live beside their code; imported only when the verb is used (or
@@ -145,7 +145,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         "default 64)")
     p.set_defaults(func=cmd_bench)
 
-    p = verbs.add_parser("demo", help="run the demo experiment on the built-in switch")
+    p = verbs.add_parser("demo", help="in-network vs ring vs parameter server on a "
+                                      "Mininet star (root)",
+                         description="Run experiments/demo.toml, print its table and draw "
+                                     "its figures.")
+    p.add_argument("--runs-dir", default="runs", metavar="DIR",
+                   help="where the run directory goes (default runs/)")
+    p.add_argument("--publish", metavar="DIR",
+                   help="copy the results and the figure into DIR and rewrite the README's "
+                        "demo block from them")
     p.set_defaults(func=cmd_demo)
     return parser
 

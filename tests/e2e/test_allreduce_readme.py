@@ -51,7 +51,8 @@ def test_ina_run_commands(command: str, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "check PASSED: bit-identical on every worker" in proc.stdout, proc.stdout
     [results] = (tmp_path / "runs").glob("*/results.json")
-    assert json.loads(results.read_text())["results"]["check"]["ok"]
+    [measurement] = json.loads(results.read_text())["measurements"]
+    assert measurement["ok"] and measurement["check"]["ok"]
 
 
 def test_python_api(tmp_path: Path) -> None:
@@ -62,7 +63,7 @@ def test_python_api(tmp_path: Path) -> None:
     results = eval(call, {"run_allreduce": run_allreduce})
     assert results["ok"] and results["check"]["ok"] and len(results["workers"]) == 4
     assert Path(results["run_dir"], "results.json").is_file()
-    assert Path(results["run_dir"], "logs", "s1.log").is_file()
+    assert Path(results["run_dir"], "net1", "logs", "s1.log").is_file()
 
 
 def test_bench_allreduce(tmp_path: Path) -> None:
