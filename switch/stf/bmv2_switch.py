@@ -134,11 +134,11 @@ class BMv2Switch:
         try:
             with self.process.log_file.open("rb") as f:
                 f.seek(self._log_offset)
-                text = f.read().decode(errors="replace")
+                data = f.read()
         except OSError:
             return
-        self._log_offset += len(text.encode())
-        for line in text.splitlines():
+        self._log_offset += len(data)
+        for line in data.decode(errors="replace").splitlines():
             _, sep, rest = line.partition("] [cxt ")
             if sep:
                 line = rest.split("] ", 1)[-1]
