@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable
 from typing import Any
@@ -171,6 +172,41 @@ class ExternState:
             bank[:, i] = r.values
             r.values, r.bank, r.column = bank[:, i], bank, i
         return True
+
+
+def _concatenate(g: Any, leaves: list[tuple[str, int | str, str | None]]) -> tuple[str, str]:
+    """Emit code that concatenates field-list leaves (value, width, validity guard)
+    into one integer, leaving out those whose guard is false; (value, width) names."""
+    acc, width = g.tmp("_cv"), g.tmp("_cw")
+    g.em(f"{acc} = 0")
+    g.em(f"{width} = 0")
+    i = 0
+    while i < len(leaves):
+        guard = leaves[i][2]
+        j = i
+        while j < len(leaves) and leaves[j][2] == guard:
+            j += 1
+        if guard is not None:
+            g.em(f"if {guard}:")
+        with g.em.indent() if guard is not None else contextlib.nullcontext():
+            fixed: list[tuple[str, int]] = []
+            for code, w, _g in leaves[i:j] + [("", "", None)]:
+                if isinstance(w, int):
+                    fixed.append((code, w))
+                    continue
+                if fixed:
+                    total = sum(fw for _c, fw in fixed)
+                    cat = fixed[0][0]
+                    for c, fw in fixed[1:]:
+                        cat = f"(({cat}) << {fw} | {c})"
+                    g.em(f"{acc} = ({acc} << {total}) | {cat}")
+                    g.em(f"{width} += {total}")
+                    fixed = []
+                if code:  # a varbit: its width is known at run time
+                    g.em(f"{acc} = ({acc} << {w}) | {code}")
+                    g.em(f"{width} += {w}")
+        i = j
+    return acc, width
 
 
 class V1Hooks:
@@ -358,13 +394,15 @@ class V1Hooks:
 
             def data_code() -> str:
                 if algo_name == "csum16" and payload is None:
+                    fn = g.mod.bind(csum16_int, "csum16_int")
                     si = g.serialize_int(data)
                     if si is not None:
                         code, w, guard = si
                         pad = (-w) & 15
-                        fn = g.mod.bind(csum16_int, "csum16_int")
                         v = f"{fn}(({code}) << {pad})" if pad else f"{fn}({code})"
                         return v if guard is None else f"({v} if {guard} else 0xFFFF)"
+                    acc, width = _concatenate(g, g.flatten(data))
+                    return f"{fn}({acc} << (-{width} & 15))"
                 return f"{h}({g.serialize(data, payload)})"
 
             if name.startswith("verify"):
