@@ -20,26 +20,27 @@ action whose parameters are a 9-bit port and optionally a 48-bit MAC address, as
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
-import signal
 import socket
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
 
 from controller import P4RuntimeClient, TableEntry
 from controller.values import Lpm
-from switch.ports.bench import veth_pairs
-from switch.process.control import control_request
-from topologies.netutil import address_listening
+from ina.bench_switch_agg import bench_aggregation
+from ina.switch_under_test import (
+    RunningSwitch,
+    cpu_text,
+    host_socket,
+    percentiles_text,
+    print_port_counters,
+    running_switch,
+)
 
 PROGRAMS_DIR = Path(__file__).resolve().parents[1] / "p4"
 DEFAULT_PROGRAM = PROGRAMS_DIR / "ipv4_forward.p4"
@@ -84,15 +85,6 @@ def _frame(seq: int) -> bytes:
     return bytes.fromhex("020000000001" "02000000000a" "0800") + bytes(ip) + udp
 
 
-def host_socket(iface: str) -> socket.socket:
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
-    s.setsockopt(socket.SOL_SOCKET, 33, 32 << 20)  # SO_RCVBUFFORCE
-    s.setsockopt(socket.SOL_SOCKET, 32, 32 << 20)  # SO_SNDBUFFORCE
-    s.setsockopt(263, 23, 1)  # PACKET_IGNORE_OUTGOING
-    s.bind((iface, 3))
-    return s
-
-
 def _ours(frame: bytes) -> bool:
     return MARK in frame[40:52]
 
@@ -109,16 +101,6 @@ def _receive(sink: socket.socket, wait: float) -> int:
                 break
             got += _ours(frame)
     return got
-
-
-def _percentile(sorted_ms: list[float], q: float) -> float:
-    return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
-
-
-def percentiles_text(sorted_ms: list[float]) -> str:
-    """``p50 ... ms, p90 ..., p99 ..., max ...`` of sorted milliseconds (not empty)."""
-    return (f"p50 {_percentile(sorted_ms, 0.5):.3f} ms, p90 {_percentile(sorted_ms, 0.9):.3f} "
-            f"ms, p99 {_percentile(sorted_ms, 0.99):.3f} ms, max {sorted_ms[-1]:.3f} ms")
 
 
 def _latency(src: socket.socket, sink: socket.socket, samples: int) -> list[float]:
@@ -161,12 +143,6 @@ def _burst(src: socket.socket, sink: socket.socket) -> int:
     return got
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def resolve_program(program: str | None) -> str:
     """The P4 source to run: a path, or the name of one of the project's programs
     (``aggregation`` for ``p4/aggregation.p4``, ``ipv4_forward``)."""
@@ -207,66 +183,8 @@ def bench_switch(program: str | None, count: int, *, workers: int = 2, window: i
         with P4RuntimeClient(sw.address, device_id=0) as client:
             info = client.fetch_pipeline()
         if any(t.preamble.name.endswith("ina_job") for t in info.tables):
-            from ina.bench_switch_agg import bench_aggregation
-
             return bench_aggregation(sw, info, workers, window, count)
         return _run_forwarding(sw, info, count)
-
-
-@dataclass(frozen=True)
-class RunningSwitch:
-    """An ``ina switch`` process with a program, on veth pairs (switch port i is
-    ``pairs[i - 1][0]``, its far end, where the hosts are, ``pairs[i - 1][1]``)."""
-
-    program: str
-    address: str  # P4Runtime
-    control: str  # the control socket
-    pairs: list[tuple[str, str]]
-
-
-@contextlib.contextmanager
-def running_switch(program: str, ports: int, compile_args: Sequence[str] = ()
-                   ) -> Iterator[RunningSwitch | None]:
-    """Start ``ina switch`` with ``program`` on ``ports`` throw-away veth pairs and
-    wait until it serves P4Runtime; None (after saying why) when it does not start.
-    Stops the switch and removes the pairs on exit."""
-    address = f"127.0.0.1:{_free_port()}"
-    with tempfile.TemporaryDirectory(prefix="ina-bench-") as tmp, veth_pairs(ports) as pairs:
-        control = os.path.join(tmp, "control.sock")
-        log = open(os.path.join(tmp, "switch.log"), "w+")  # noqa: SIM115
-        attach = [arg for i, (a, _) in enumerate(pairs) for arg in ("-i", f"{i + 1}@{a}")]
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "ina", "switch", program, *attach, *compile_args,
-             "--control-socket", control, "--", "--grpc-server-addr", address],
-            stdout=log, stderr=subprocess.STDOUT)
-        try:
-            t = time.perf_counter()
-            while not address_listening(address):
-                time.sleep(0.05)
-                if proc.poll() is not None or time.perf_counter() - t > 120:
-                    log.seek(0)
-                    print(f"ina bench switch: the switch did not start:\n{log.read()}",
-                          file=sys.stderr)
-                    yield None
-                    return
-            print(f"ina bench switch: {program}; switch ready in "
-                  f"{time.perf_counter() - t:.2f} s")
-            yield RunningSwitch(program, address, control, pairs)
-        finally:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=10)
-            log.close()
-
-
-def print_port_counters(sw: RunningSwitch) -> None:
-    reply = control_request(sw.control, {"cmd": "counters"})
-    for row in reply.get("ports", []):
-        drops = row["drops"] or 0
-        if isinstance(drops, dict):  # by reason
-            drops = ", ".join(f"{n} {why}" for why, n in sorted(drops.items())) or "0"
-        print(f"switch port {row['port']}: rx {row['rx_packets']}, tx {row['tx_packets']}, "
-              f"drops {drops}")
 
 
 def _run_forwarding(sw: RunningSwitch, info: p4info_pb2.P4Info, count: int) -> int:
@@ -287,9 +205,12 @@ def _run_forwarding(sw: RunningSwitch, info: p4info_pb2.P4Info, count: int) -> i
                   f"arrived): {percentiles_text(lat)}")
         else:
             print("latency: no frame came out of port 2 (is the route right?)")
+        cpu = sw.cpu_seconds()
         delivered, seconds = _throughput(src, sink, count)
+        cpu = sw.cpu_seconds() - cpu
         print(f"throughput, window of {WINDOW} frames: {delivered / seconds:,.0f} packets/s "
-              f"({delivered} of {count} delivered in {seconds:.2f} s)")
+              f"({delivered} of {count} delivered in {seconds:.2f} s; "
+              f"{cpu_text(cpu, seconds, count)})")
         print(f"burst of {BURST} back-to-back frames: {_burst(src, sink)} delivered")
     finally:
         src.close()

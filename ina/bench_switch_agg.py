@@ -43,7 +43,13 @@ from controller.jobs import JobError
 from controller.topology import Topology, TopologyError
 from hosts.frame import FRAME_OVERHEAD, Endpoints, build_frame
 from hosts.wire import FLAG_RESULT, HEADER, HEADER_SIZE, INA_UDP_PORT, VALUE_DTYPE
-from ina.bench_switch import RunningSwitch, host_socket, percentiles_text, print_port_counters
+from ina.switch_under_test import (
+    RunningSwitch,
+    cpu_text,
+    host_socket,
+    percentiles_text,
+    print_port_counters,
+)
 
 JOB_ID = 1
 LATENCY_CHUNKS = 200
@@ -201,13 +207,16 @@ def bench_aggregation(sw: RunningSwitch, info: p4info_pb2.P4Info, workers: int,
         lat = drive(socks, 0, LATENCY_CHUNKS, 1, window)
         print(f"latency, one chunk at a time ({_latency_line(lat)}")
         chunks = max(1, count // workers)
+        cpu = sw.cpu_seconds()
         run = drive(socks, LATENCY_CHUNKS, chunks, window, window)
+        cpu = sw.cpu_seconds() - cpu
     finally:
         socks.close()
     seconds = run.seconds or float("inf")
     print(f"throughput, window of {window} chunks: {run.contributions / seconds:,.0f} "
           f"contributions/s in, {run.result_frames / seconds:,.0f} results/s out "
-          f"({run.complete} of {chunks} chunks complete in {run.seconds:.2f} s)")
+          f"({run.complete} of {chunks} chunks complete in {run.seconds:.2f} s; "
+          f"{cpu_text(cpu, run.seconds, run.contributions)})")
     print(f"goodput: {run.complete * k * 32 / seconds / 1e6:.2f} Mbit/s of float32 values "
           f"reduced ({run.complete * k / seconds:,.0f} values/s per worker)")
     print(f"latency per chunk under load ({_latency_line(run)}")

@@ -17,7 +17,9 @@ def test_bench_switch_prints_figures() -> None:
     out = result.stdout
     assert re.search(r"latency, one \d+-byte frame at a time \(\d+ of 500 arrived\): "
                      r"p50 [\d.]+ ms, p90 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms", out), out
-    assert re.search(r"throughput, window of 64 frames: [\d,]+ packets/s", out), out
+    assert re.search(r"throughput, window of 64 frames: [\d,]+ packets/s \(\d+ of 3000 "
+                     r"delivered in [\d.]+ s; switch CPU: [\d.]+ us per packet in, \d+% of a "
+                     r"core\)", out), out
     assert re.search(r"burst of 256 back-to-back frames: \d+ delivered", out), out
     assert "switch port 1: rx" in out
     assert "Traceback" not in result.stderr
@@ -34,7 +36,8 @@ def test_bench_switch_aggregation_prints_figures_and_results_come_out() -> None:
     assert re.search(r"latency, one chunk at a time \(200 of 200 chunks complete\): "
                      r"p50 [\d.]+ ms, p90 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms", out), out
     assert re.search(r"throughput, window of 8 chunks: [\d,]+ contributions/s in, [\d,]+ "
-                     r"results/s out \(100 of 100 chunks complete in [\d.]+ s\)", out), out
+                     r"results/s out \(100 of 100 chunks complete in [\d.]+ s; switch CPU: "
+                     r"[\d.]+ us per packet in, \d+% of a core\)", out), out
     assert re.search(r"goodput: [\d.]+ Mbit/s of float32 values reduced", out), out
     assert re.search(r"latency per chunk under load \(100 of 100 chunks complete\): p50", out)
     # every worker got every chunk's RESULT, and each carried the exact sum
