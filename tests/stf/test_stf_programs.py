@@ -71,11 +71,9 @@ KNOWN_DIFFERENCES = {
 # Programs p4c-bm2-ss rejects, with (a piece of) its message: their tests run on the
 # built-in switch only, until the programs are rewritten or p4c is fixed.
 P4C_REJECTS = {
-    "control/direct_apply": "is used for multiple register objects in the P4Info",
     "control/emit_list": "Compiler Bug",  # p4c crashes on emit of a list
     "control/for_loop_control_flow": "Side effects in for condition not supported",
     "control/for_loop_forms": "does not support iteration over this collection",
-    "control/generic_blocks": "+: cannot be applied to expression 'v' with type 'T'",
     "expr/default_values_more": "No default value for type tag_t",
     "expr/div_mod": "could not evaluate expression at compilation time",
     "parser/union_stack_next": "Compiler Bug",  # p4c crashes (SIGSEGV)
