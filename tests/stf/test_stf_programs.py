@@ -125,8 +125,12 @@ def test_every_stf_has_a_program():
 
 
 def test_bmv2_expectations_are_the_known_differences():
+    from switch.stf import parse_stf_file
+
     found = {_case_id(p).removesuffix(".bmv2") for p in STF_DIR.rglob("*" + BMV2_SUFFIX)}
     assert found == set(KNOWN_DIFFERENCES), found ^ set(KNOWN_DIFFERENCES)
+    for case in found:
+        parse_stf_file(STF_DIR / f"{case}{BMV2_SUFFIX}")  # raises on a syntax error
     cases = {_case_id(p) for p in POSITIVE}
     assert set(P4C_REJECTS) <= cases, set(P4C_REJECTS) - cases
 
