@@ -13,6 +13,7 @@ out on a running ``simple_switch_grpc``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from p4.v1 import p4runtime_pb2
@@ -29,6 +30,9 @@ from switch.stf.bmv2_process import BMv2Process
 from switch.stf.entries import EntryError, resolve_name
 from switch.stf.p4info_model import P4InfoProgram, RegisterModel
 from switch.stf.target import TargetError
+
+_NO_ANSWER = re.compile("")
+_REGISTER_VALUE = re.compile(r".*\]=\s*(\d+)", re.DOTALL)
 
 
 class BMv2Error(TargetError):
@@ -255,24 +259,22 @@ class BMv2Switch:
             raise BMv2Error(str(e)) from None
         return self.program.registers[fqn]
 
-    def _cli(self, command: str) -> str:
+    def _cli(self, command: str, answer: re.Pattern[str] = _NO_ANSWER) -> re.Match[str]:
+        """Run a CLI command whose whole answer must match ``answer``; anything else
+        (``Error: ...``, ``Invalid register operation ...``) is the error's message."""
         try:
-            answer = self.cli.run(command)
+            text = self.cli.run(command)
         except CliError as e:
             raise BMv2Error(str(e)) from None
-        if "Error" in answer or "Invalid" in answer:
-            raise BMv2Error(f"simple_switch_CLI: {command}: {answer}")
-        return answer
+        m = answer.fullmatch(text)
+        if m is None:
+            raise BMv2Error(f"simple_switch_CLI: {command}: {text or 'no answer'}")
+        return m
 
     def register_read(self, name: str, index: int) -> int:
         reg = self._register(name)
-        answer = self._cli(f"register_read {reg.fqn} {index}")
-        _, sep, value = answer.rpartition("]=")
-        try:
-            number = int(value.strip())
-        except ValueError:
-            raise BMv2Error(f"simple_switch_CLI: register_read {reg.fqn} {index}: "
-                            f"unexpected answer {answer!r}") from None
+        m = self._cli(f"register_read {reg.fqn} {index}", _REGISTER_VALUE)
+        number = int(m.group(1))
         if reg.signed and reg.width and number >> (reg.width - 1):
             number -= 1 << reg.width
         return number
@@ -281,15 +283,11 @@ class BMv2Switch:
         reg = self._register(name)
         if value < 0 and reg.width:
             value += 1 << reg.width
-        answer = self._cli(f"register_write {reg.fqn} {index} {value}")
-        if answer:
-            raise BMv2Error(f"simple_switch_CLI: register_write {reg.fqn}: {answer}")
+        self._cli(f"register_write {reg.fqn} {index} {value}")
 
     def register_reset(self, name: str) -> None:
         reg = self._register(name)
-        answer = self._cli(f"register_reset {reg.fqn}")
-        if answer:
-            raise BMv2Error(f"simple_switch_CLI: register_reset {reg.fqn}: {answer}")
+        self._cli(f"register_reset {reg.fqn}")
 
     # ------------------------------------------------------------------ lifecycle
 
