@@ -80,8 +80,11 @@ class BMv2Target:
         from switch.stf.nanomsg import NanomsgError
         from switch.stf.p4info_model import program_from_p4info
 
-        info_file = process.workdir / "program.p4info.txtpb"
-        info = load_p4info(info_file)
+        try:
+            info = load_p4info(process.workdir / "program.p4info.txtpb")
+        except (OSError, P4RuntimeClientError) as e:
+            raise LoadError("compile", f"error: p4c-bm2-ss wrote no usable P4Info: {e}") \
+                from None
         model = program_from_p4info(info)
         try:
             process.start()

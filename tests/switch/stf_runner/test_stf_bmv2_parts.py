@@ -264,3 +264,11 @@ def test_a_switch_that_does_not_start_shows_its_output(fake_path: Path) -> None:
     assert "Error: no such thing" in report
     assert report.endswith("FAIL " + str(FIXTURES / "pass.stf")
                            + ": 1 error(s); 0 packet(s) in, 0 out")
+
+
+def test_p4c_without_a_p4info(fake_path: Path) -> None:
+    _fake_tool(fake_path, "simple_switch_grpc", "exit 0\n")
+    _fake_tool(fake_path, "p4c-bm2-ss", "exit 0\n")
+    result = run_stf(FIXTURES / "fwd.p4", FIXTURES / "pass.stf", target="bmv2")
+    assert (result.passed, result.stage) == (False, "compile")
+    assert result.report.startswith("error: p4c-bm2-ss wrote no usable P4Info: ")
