@@ -1,5 +1,6 @@
-"""Run an STF test against the v1model software switch, with the pass/fail rules of
-p4c's BMv2 runner (``backends/bmv2/bmv2stf.py``).
+"""Run an STF test against a v1model switch (the built-in one, or BMv2 through
+``switch.stf.targets``), with the pass/fail rules of p4c's BMv2 runner
+(``backends/bmv2/bmv2stf.py``).
 
 Commands run in file order; ``packet`` injects a packet and records what comes out.
 Outputs are checked per port, in order, against that port's ``expect`` lines (wherever
