@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import select
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,6 +133,7 @@ class PortSet:
         batch_limit: int = DEFAULT_BATCH_LIMIT,
         pcap_flush_interval: float = DEFAULT_PCAP_FLUSH_INTERVAL,
         ignore_outgoing_sockopt: bool = True,
+        rx_ring: bool = True,
     ) -> None:
         pairs = _check_ports(ports)
         configs = _resolve_impairments(impairments, (n for n, _ in pairs))
@@ -155,6 +156,7 @@ class PortSet:
         self._batch_limit = batch_limit
         self._pcap_flush_interval = pcap_flush_interval
         self._ignore_outgoing_sockopt = ignore_outgoing_sockopt
+        self._rx_ring = rx_ring
         self._epoll: select.epoll | None = None
         self._by_fd: dict[int, _Port] = {}
         self._pcaps: list[PcapWriter] = []
@@ -192,6 +194,7 @@ class PortSet:
                 socket_buffer=self._socket_buffer,
                 rx_buffer=self._rx_buffer,
                 ignore_outgoing_sockopt=self._ignore_outgoing_sockopt,
+                ring=self._rx_ring,
             )
             fd = st.sock.fileno()
             self._by_fd[fd] = st
@@ -304,8 +307,7 @@ class PortSet:
         out: list[tuple[int, bytes]] = []
         for st in self._port_list:
             if not st.egress.bypass:
-                for frame in st.egress.due(now):
-                    self._transmit(st, frame)
+                self._transmit_batch(st, st.egress.due(now))
             if not st.ingress.bypass:
                 number = st.number
                 out.extend((number, frame) for frame in st.ingress.due(now))
@@ -389,10 +391,47 @@ class PortSet:
         for f in egress.submit(data, time.monotonic()):
             self._transmit(st, f)
 
+    def send_batch(self, outputs: Iterable[tuple[int, Frame]]) -> None:
+        """Transmit ``(port, frame)`` pairs as ``send`` would one by one, in order within
+        each port (each port's frames go through its impairments together)."""
+        by_port: dict[int, list[Frame]] = {}
+        for port, frame in outputs:
+            frames = by_port.get(port)
+            if frames is None:
+                self._port(port)
+                frames = by_port[port] = []
+            frames.append(frame)
+        now = 0.0
+        for port, frames in by_port.items():
+            st = self._ports[port]
+            if st.sock is None:
+                raise PortError("the ports are not open")
+            egress = st.egress
+            if not egress.bypass:
+                now = now or time.monotonic()
+                released: list[Frame] = []
+                for frame in frames:
+                    released += egress.submit(frame if isinstance(frame, bytes) else bytes(frame),
+                                              now)
+                frames = released
+            self._transmit_batch(st, frames)
+
     def _transmit(self, st: _Port, frame: Frame) -> None:
         assert st.sock is not None
         if st.sock.send(frame) and st.pcap_out is not None:
             st.pcap_out.write(frame, time.time())
+            if self._pcap_flush_at is None:
+                self._pcap_written(time.monotonic())
+
+    def _transmit_batch(self, st: _Port, frames: Sequence[Frame]) -> None:
+        if not frames:
+            return
+        assert st.sock is not None
+        sent = st.sock.send_batch(frames)
+        if sent and st.pcap_out is not None:
+            wall = time.time()
+            for frame in sent:
+                st.pcap_out.write(frame, wall)
             if self._pcap_flush_at is None:
                 self._pcap_written(time.monotonic())
 

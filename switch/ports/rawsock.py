@@ -28,14 +28,23 @@ Details that matter for a switch port:
 - Right after an interface comes up, until the kernel's link watcher has attached its
   queueing discipline (operstate "up"), the kernel accepts frames and discards them
   silently; they count as transmitted. Start traffic only once the links are up.
+- Received frames come through a PACKET_MMAP ring (``ring.py``) when the kernel
+  provides one: no system call per frame. Its slots are sized for the interface's MTU
+  when the port opens, so a larger frame (a GSO frame, or any frame after the MTU was
+  raised) is dropped as ``rx_oversize``; such a frame could not be sent on through a
+  port of that MTU anyway. The ring holds 4096 frames (with the default socket buffer
+  and MTU) however small they are. ``ring=False`` (or a kernel without rings) uses one
+  ``recv`` per frame, into the receive buffer.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import logging
 import socket
 import struct
+from collections.abc import Sequence
 
 from .counters import (
     DROP_RX_OVERFLOW,
@@ -46,6 +55,17 @@ from .counters import (
     MutableCounters,
 )
 from .errors import PortError
+from .ring import (
+    BLOCK,
+    DEFAULT_SLOT,
+    PKTTYPE_AT,
+    RX_DATA_AT,
+    SLOT_HEADER,
+    STATUS,
+    TP_STATUS_USER,
+    RingError,
+    RxRing,
+)
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +88,10 @@ DEFAULT_RX_BUFFER = 256 * 1024
 DEFAULT_SOCKET_BUFFER = 8 * 1024 * 1024
 #: How long a send may block when the device queue is full before it counts as tx_error.
 SEND_TIMEOUT_S = 0.05
+SIOCGIFMTU = 0x8921
+VLAN_HEADER_LEN = 4
+
+Frame = bytes | bytearray | memoryview
 
 
 def _set_buffer(sock: socket.socket, force_opt: int, opt: int, size: int) -> None:
@@ -82,7 +106,8 @@ class RawSocket:
     """A promiscuous AF_PACKET socket on ``iface``; counts into ``counters``.
 
     Construction opens the socket; errors are :class:`PortError` with a clear message.
-    ``ignore_outgoing_sockopt=False`` forces the per-frame address check (for tests).
+    ``ignore_outgoing_sockopt=False`` forces the per-frame address check (for tests);
+    ``ring=False`` one ``recv`` per received frame.
     """
 
     def __init__(
@@ -93,10 +118,12 @@ class RawSocket:
         socket_buffer: int = DEFAULT_SOCKET_BUFFER,
         rx_buffer: int = DEFAULT_RX_BUFFER,
         ignore_outgoing_sockopt: bool = True,
+        ring: bool = True,
     ) -> None:
         self.iface = iface
         self.counters = counters
         self._logged_errnos: set[int] = set()
+        self._ring: RxRing | None = None
         try:
             self.ifindex = socket.if_nametoindex(iface)
         except OSError:
@@ -111,8 +138,10 @@ class RawSocket:
         except OSError as e:
             raise PortError(f"cannot open a raw socket on {iface}: {e.strerror}") from None
         try:
-            self._setup(sock, socket_buffer, ignore_outgoing_sockopt)
+            self._setup(sock, socket_buffer, ignore_outgoing_sockopt, ring)
         except OSError as e:
+            if self._ring is not None:
+                self._ring.close()
             sock.close()
             if e.errno in (errno.ENODEV, errno.ENXIO):
                 raise PortError(f"interface {iface} does not exist") from None
@@ -147,13 +176,15 @@ class RawSocket:
         self._logged_errnos = set()
         self.ifindex = 0
         self.kernel_ignores_outgoing = kernel_ignores_outgoing
+        self._ring = None
         self._sock = sock
         self._buf = bytearray(rx_buffer)
         self._view = memoryview(self._buf)
         self.closed = False
         return self
 
-    def _setup(self, sock: socket.socket, socket_buffer: int, ignore_outgoing: bool) -> None:
+    def _setup(self, sock: socket.socket, socket_buffer: int, ignore_outgoing: bool,
+               ring: bool) -> None:
         _set_buffer(sock, SO_RCVBUFFORCE, socket.SO_RCVBUF, socket_buffer)
         _set_buffer(sock, SO_SNDBUFFORCE, socket.SO_SNDBUF, socket_buffer)
         sock.setsockopt(
@@ -168,6 +199,18 @@ class RawSocket:
                 self.kernel_ignores_outgoing = True
             except OSError:
                 pass
+        if ring:
+            ifreq = fcntl.ioctl(sock.fileno(), SIOCGIFMTU,
+                                struct.pack("16si20x", self.iface.encode(), 0))
+            mtu = struct.unpack_from("i", ifreq, 16)[0]
+            # the smallest power-of-two slot that holds a frame of the MTU (and a tag)
+            slot = DEFAULT_SLOT
+            while slot - RX_DATA_AT < mtu + ETH_HEADER_LEN + VLAN_HEADER_LEN and slot < BLOCK:
+                slot *= 2
+            try:
+                self._ring = RxRing(sock, max(64, socket_buffer // slot), slot)
+            except RingError as e:
+                log.info("%s: %s; using one recv per frame", self.iface, e.strerror)
         mreq = struct.pack("iHH8s", self.ifindex, PACKET_MR_PROMISC, 0, b"")
         sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, mreq)
         # Python converts the protocol to network byte order for AF_PACKET addresses.
@@ -182,6 +225,8 @@ class RawSocket:
         Returns how many recv calls were made (including frames skipped as drops), so a
         caller can tell whether the socket may still have data (``== limit``).
         """
+        if self._ring is not None:
+            return self._recv_ring(out, limit)
         c = self.counters
         buf = self._buf
         view = self._view
@@ -219,7 +264,57 @@ class RawSocket:
             out.append(view[:n].tobytes())
         return calls
 
-    def send(self, frame: bytes | bytearray | memoryview) -> bool:
+    def _recv_ring(self, out: list[bytes], limit: int) -> int:
+        """``recv_batch`` from the receive ring: the frames taken (kept or dropped)."""
+        rx = self._ring
+        assert rx is not None
+        c = self.counters
+        ring = rx.map
+        slot = rx.slot
+        slots = rx.slots
+        i = rx.next
+        largest = min(len(self._buf), rx.capacity)
+        check_outgoing = not self.kernel_ignores_outgoing
+        header = SLOT_HEADER.unpack_from
+        release = STATUS.pack_into
+        taken = 0
+        while taken < limit:
+            off = i * slot
+            status, length, snaplen, mac = header(ring, off)
+            if not status & TP_STATUS_USER:
+                break
+            taken += 1
+            if check_outgoing and ring[off + PKTTYPE_AT] == PACKET_OUTGOING:
+                pass
+            elif length > largest or snaplen < length:
+                c.drops[DROP_RX_OVERSIZE] += 1
+            elif length < ETH_HEADER_LEN:
+                c.drops[DROP_RX_TRUNCATED] += 1
+            else:
+                c.rx_packets += 1
+                c.rx_bytes += length
+                start = off + mac
+                out.append(ring[start:start + length])
+            release(ring, off, 0)
+            i = i + 1 if i + 1 < slots else 0
+        rx.next = i
+        if not taken:
+            # woken without a frame: the socket reports an error (the link went down)
+            try:
+                self._sock.recv_into(self._buf, 1, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                pass
+            except OSError as e:
+                c.errors[ERROR_RX] += 1
+                self._log_error("receive", e)
+        return taken
+
+    def send_batch(self, frames: Sequence[Frame]) -> list[Frame]:
+        """Transmit frames in order; returns those the kernel accepted (the others are
+        counted as ``tx_error``)."""
+        return [f for f in frames if self.send(f)]
+
+    def send(self, frame: Frame) -> bool:
         """Transmit one frame; on failure count a ``tx_error`` and return False."""
         try:
             n = self._sock.send(frame)
@@ -256,4 +351,6 @@ class RawSocket:
             self.poll_kernel_drops()
             self.closed = True
             self._view.release()
+            if self._ring is not None:
+                self._ring.close()
             self._sock.close()

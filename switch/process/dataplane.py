@@ -142,15 +142,16 @@ class Dataplane:
     def _transmit(self, outputs: list[tuple[int, bytes]]) -> None:
         ports = self.ports
         cpu = self.cpu_port
-        send = ports.send
+        wire: list[tuple[int, bytes]] = []
         for port, frame in outputs:
             if port in ports:
-                send(port, frame)
+                wire.append((port, frame))
             elif port == cpu:
                 self.stats.packet_in += 1
                 self.server.packet_in(frame)
             else:
                 self.stats.no_port[port] += 1
+        ports.send_batch(wire)
 
     def _failed(self, port: int, frame: bytes, e: Exception) -> None:
         self.stats.ingress_drops[port][DROP_PIPELINE_ERROR] += 1

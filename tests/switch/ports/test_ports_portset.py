@@ -172,15 +172,19 @@ def test_promiscuous_reception(veth: tuple[str, str], peer_factory: PeerFactory)
     assert got == [(1, make_frame(42))]
 
 
+RX_RING = pytest.mark.parametrize("rx_ring", [True, False], ids=["rx-ring", "recv"])
+
+
+@RX_RING
 @pytest.mark.parametrize("sockopt", [True, False], ids=["ignore-sockopt", "pkttype-check"])
 def test_outgoing_frames_not_received(
-    veth: tuple[str, str], peer_factory: PeerFactory, sockopt: bool
+    veth: tuple[str, str], peer_factory: PeerFactory, sockopt: bool, rx_ring: bool
 ) -> None:
     """Neither the switch's own frames nor other local traffic sent out of the port."""
     a, b = veth
     peer = peer_factory(b)
     local_sender = peer_factory(a)  # e.g. the kernel's own traffic on the switch side
-    with PortSet([(1, a)], ignore_outgoing_sockopt=sockopt) as ports:
+    with PortSet([(1, a)], ignore_outgoing_sockopt=sockopt, rx_ring=rx_ring) as ports:
         for i in range(10):
             ports.send(1, make_frame(i))
         for i in range(10, 15):
@@ -194,12 +198,13 @@ def test_outgoing_frames_not_received(
         assert c.rx_packets == 1
 
 
+@RX_RING
 def test_burst_of_256_all_received_in_order(
-    make_veth: MakeVeth, peer_factory: PeerFactory
+    make_veth: MakeVeth, peer_factory: PeerFactory, rx_ring: bool
 ) -> None:
     (a1, b1), (a2, b2) = make_veth(), make_veth()
     p1, p2 = peer_factory(b1), peer_factory(b2)
-    with PortSet([(1, a1), (2, a2)]) as ports:
+    with PortSet([(1, a1), (2, a2)], rx_ring=rx_ring) as ports:
         for i in range(256):
             p1.send(make_frame(i))
         for i in range(256):
@@ -233,10 +238,12 @@ def test_forwarding_between_ports(make_veth: MakeVeth, peer_factory: PeerFactory
 # ----------------------------------------------------------------------------- counters
 
 
-def test_counters_and_drops(veth: tuple[str, str], peer_factory: PeerFactory) -> None:
+@RX_RING
+def test_counters_and_drops(veth: tuple[str, str], peer_factory: PeerFactory,
+                            rx_ring: bool) -> None:
     a, b = veth
     peer = peer_factory(b)
-    with PortSet([(1, a)], rx_buffer=100) as ports:
+    with PortSet([(1, a)], rx_buffer=100, rx_ring=rx_ring) as ports:
         peer.send(make_frame(1, size=100))
         peer.send(make_frame(2, size=101))  # larger than the receive buffer
         peer.send(make_frame(3, size=60))
@@ -249,6 +256,40 @@ def test_counters_and_drops(veth: tuple[str, str], peer_factory: PeerFactory) ->
         assert c.drops == {"rx_oversize": 1, "tx_error": 1}
         assert c.total_drops == 2
         assert ports.all_counters() == {1: c}
+
+
+def test_frames_larger_than_the_ring_slots_are_dropped(
+    veth: tuple[str, str], peer_factory: PeerFactory
+) -> None:
+    """The receive ring's slots fit the MTU the port opened with; raised later, a
+    larger frame does not fit and is dropped (a plain socket would take it)."""
+    a, b = veth
+    peer = peer_factory(b)
+    with PortSet([(1, a)]) as ports:
+        for iface in (a, b):
+            subprocess.run(["ip", "link", "set", iface, "mtu", "4000"], check=True)
+        peer.send(make_frame(1, size=3000))
+        peer.send(make_frame(2, size=1514))
+        assert [seq_of(f) for _, f in collect(ports, 1)] == [2]
+        c = ports.counters(1)
+        assert c.drops == {"rx_oversize": 1} and c.rx_packets == 1
+
+
+def test_send_batch_keeps_each_ports_order(make_veth: MakeVeth,
+                                           peer_factory: PeerFactory) -> None:
+    (a1, b1), (a2, b2) = make_veth(), make_veth()
+    p1, p2 = peer_factory(b1), peer_factory(b2)
+    with PortSet([(1, a1), (2, a2)], impairments=[(2, ImpairmentConfig(duplicate=1.0))]) \
+            as ports:
+        batch = [(1 + i % 2, make_frame(i)) for i in range(20)] + [(1, make_frame(99, 3000))]
+        ports.send_batch(batch)
+        assert [seq_of(f) for f in p1.read()] == list(range(0, 20, 2))
+        assert [seq_of(f) for f in p2.read()] == [i for i in range(1, 20, 2) for _ in (0, 1)]
+        c1, c2 = ports.counters(1), ports.counters(2)
+        assert (c1.tx_packets, c1.drops) == (10, {"tx_error": 1})
+        assert (c2.tx_packets, c2.impaired) == (20, {"duplicated": 10})
+        with pytest.raises(PortError, match="no port 3"):
+            ports.send_batch([(3, make_frame(0))])
 
 
 def test_runt_frames_are_dropped() -> None:
@@ -276,10 +317,12 @@ def test_send_on_down_link_counts_tx_error(veth: tuple[str, str]) -> None:
         assert ports.counters(1).drops.get("tx_error") == 1
 
 
-def test_port_survives_link_down_and_up(veth: tuple[str, str], peer_factory: PeerFactory) -> None:
+@RX_RING
+def test_port_survives_link_down_and_up(veth: tuple[str, str], peer_factory: PeerFactory,
+                                        rx_ring: bool) -> None:
     a, b = veth
     peer = peer_factory(b)
-    with PortSet([(1, a)]) as ports:
+    with PortSet([(1, a)], rx_ring=rx_ring) as ports:
         subprocess.run(["ip", "link", "set", a, "down"], check=True)
         assert drain(ports) == []
         assert ports.counters(1).errors == {"rx_error": 1}
