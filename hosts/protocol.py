@@ -1,9 +1,10 @@
 """The worker side of the slot protocol, without I/O (a state machine).
 
 One ``AllReduceRun`` all-reduces one float32 tensor. It is driven by three calls,
-each returning the UDP payloads to send: ``start()``, ``on_packet(payload, now)`` and
-``on_timer(now)``; ``next_deadline()`` says when ``on_timer`` is due. ``hosts.worker``
-drives it over a transport; tests drive many of them in one event loop.
+each returning the UDP payloads to send, in order: ``start()``, ``on_packets(payloads,
+now)`` (``on_packet`` for one) and ``on_timer(now)``; ``next_deadline()`` says when
+``on_timer`` is due. ``hosts.worker`` drives it over a transport; tests drive many of
+them in one event loop.
 
 Schedule. The tensor is cut into C data chunks of K values. The run sends the *wire
 chunks* ``w`` in [base, base + C + S), S the window: wire chunk w uses slot ``w mod S``
@@ -22,13 +23,37 @@ across the runs of a job (``Worker`` keeps it), so every slot alternates version
 the job's lifetime and a stale RESULT of an earlier run never matches. All workers of
 a job must run the same sequence of all-reduces with the same lengths and settings.
 
-Loss: each slot has a timer, armed when a packet is sent for the current
-retransmission timeout (RTO); on expiry the awaited packet is resent unchanged, and
-the slot's timeout grows by ``backoff`` up to ``max_timeout``. A packet still
-unanswered when its timer expires after ``max_retries`` retransmissions fails the run
-(``AllReduceTimeout``). The RTO adapts to the measured round-trip time of the chunks
-(``hosts.rto``, RFC 6298), starting from ``timeout``; a ``Worker`` keeps its estimate
-from one run to the next.
+Loss. A lost packet stalls its slot for every worker (a cell completes only with every
+contribution), so what matters is how soon the one worker that must resend learns it,
+and that the others do not resend in vain: a resent contribution to a cell that waits
+for someone else is dropped by the switch, and a timer that fires on every worker of
+the job costs N packets for one loss. Three mechanisms, fastest first:
+
+* *Up-loss*: every transmission names the cell of the worker's previous transmission
+  (``hosts.wire``: flags NAMED). The switch checks the sender's bit there; when it is
+  missing, it answers the packet with a NACK naming that cell (instead of dropping
+  it, or on the sender's copy of the RESULT), and the worker resends that chunk at
+  once. A NACK is taken only when nothing was sent for the named chunk since.
+* *Down-loss*: every multicast RESULT names the cell the switch completed before it. A
+  worker still waiting for that cell's chunk has lost its RESULT and resends the chunk
+  at once; the switch answers a contribution to a complete cell with its stored
+  RESULT (*fetch*).
+* *Timers*, for what the names miss (a NACK or a resend lost too, two losses in a row):
+  each slot has a timer, armed for the current retransmission timeout (RTO, from the
+  measured round-trip times: ``hosts.rto``) plus ``PATIENCE`` smoothed RTTs when a
+  chunk is first sent, and for one RTO after a resend. On expiry the chunk is resent
+  and the slot's wait grows by ``backoff`` up to ``max_timeout``. After ``max_retries``
+  expiries the run fails (``AllReduceTimeout``).
+
+The patience keeps a worker from resending while another worker recovers through the
+names: a NACK'd or fetched chunk needs about two round trips more (the resend, then the
+other worker's next contribution), and during them the others' chunks of that slot
+wait. A timer that fires on a chunk that another chunk *sent after it* has overtaken
+(its RESULT came first) is a loss on that slot alone; one that fires on a chunk nothing
+has overtaken says the RTO is too short for everything in flight (a slow link, a long
+queue), and only then is the worker's RTO backed off too (``RtoEstimator.back_off``).
+RTT samples come only from chunks sent once that nothing overtook: the others measure
+another worker's recovery, not the network, and would inflate the RTO.
 """
 
 from __future__ import annotations
@@ -41,9 +66,22 @@ import numpy.typing as npt
 
 from hosts.quantize import EXP_EMPTY, EXP_NONFINITE, MAX_WORKERS, Quantizer, Scaling
 from hosts.rto import RtoEstimator
-from hosts.wire import ALLOWED_K, DEFAULT_K, FLAG_RESULT, HEADER, HEADER_SIZE, encode_fast
+from hosts.wire import (
+    ALLOWED_K,
+    DEFAULT_K,
+    FLAG_NACK,
+    FLAG_NAMED,
+    FLAG_NAMED_VERSION,
+    FLAG_RESULT,
+    HEADER,
+    HEADER_SIZE,
+    MAX_NAMED_SLOT,
+    VALUE_DTYPE,
+)
 
 _U32 = 1 << 32
+PATIENCE = 2.0
+"""Smoothed RTTs added to the RTO for a chunk's first transmission (see above)."""
 
 
 class AllReduceError(RuntimeError):
@@ -81,7 +119,7 @@ class WorkerSettings:
     seen yet: a garbage collection or a descheduled process while five Python
     processes share two cores. Too low a floor costs spurious retransmissions (more
     load on a switch that is already the bottleneck); too high a floor only slows the
-    recovery of real losses."""
+    recovery of the losses that the NACKs and names miss."""
 
     k: int = DEFAULT_K
     window: int = 64
@@ -120,6 +158,10 @@ class WorkerSettings:
             raise ValueError(f"worker settings: max_retries={self.max_retries!r} must be "
                              f"a non-negative integer")
 
+    def estimator(self) -> RtoEstimator:
+        """A fresh RTO estimator with these timeouts."""
+        return RtoEstimator(self.timeout, self.min_timeout, self.max_timeout, self.adaptive)
+
 
 _LATEST = ("srtt", "rto")
 
@@ -128,9 +170,13 @@ _LATEST = ("srtt", "rto")
 class WorkerStats:
     """Packet counters of one run (or, summed, of a worker's lifetime).
 
-    ``rtt_samples`` counts the round-trip samples taken (chunks sent once); ``srtt``
-    and ``rto`` are the smoothed RTT (None before any sample) and the retransmission
-    timeout at the end, in seconds: ``add`` keeps the later run's values."""
+    ``retransmitted`` counts every packet sent again: after a timeout (``timeouts``),
+    on a NACK (``nacks``) or on a RESULT that named a cell whose RESULT was lost
+    (``fetches``). ``rtt_samples`` counts the round-trip samples taken; ``srtt`` and
+    ``rto`` are the smoothed RTT (None before any sample) and the retransmission
+    timeout at the end, in seconds: ``add`` keeps the later run's values.
+    ``cpu_seconds`` is the worker process's CPU time during the run (``hosts.worker``
+    measures it)."""
 
     sent: int = 0
     retransmitted: int = 0
@@ -138,11 +184,14 @@ class WorkerStats:
     duplicate_results: int = 0
     ignored: int = 0
     timeouts: int = 0
+    nacks: int = 0
+    fetches: int = 0
     chunks: int = 0
     wire_chunks: int = 0
     rtt_samples: int = 0
     srtt: float | None = None
     rto: float | None = None
+    cpu_seconds: float = 0.0
 
     def add(self, other: WorkerStats) -> None:
         for name in self.__dataclass_fields__:
@@ -195,25 +244,41 @@ class AllReduceRun:
                              f"more than the 32-bit chunk index allows")
         blocks = np.zeros((self.chunks, k), dtype=np.float32)
         blocks.reshape(-1)[:flat.size] = flat
-        self.blocks = blocks
         self.quantizer = Quantizer(self.num_workers, self.settings.scaling)
-        self.proposals = self.quantizer.propose(blocks)
+        self.proposals = self.quantizer.propose(blocks).tolist()
         self.prepared = self.quantizer.prepare(blocks)
         self.agreed = np.full(self.chunks, EXP_EMPTY, dtype=np.int8)
         self.sums = np.zeros((self.chunks, k), dtype=np.int32)
         self.end = self.base + (self.chunks + s if self.chunks else 0)
         self.stats = WorkerStats(chunks=self.chunks, wire_chunks=self.end - self.base)
-        self.awaited = [-1] * s  # per slot: the wire chunk it waits for, -1 = idle
-        self.packets: list[bytes] = [b""] * s
-        self.retries = [0] * s
-        self.timeouts = np.full(s, self.settings.timeout)
-        self.deadlines = np.full(s, np.inf)
-        self.sent_at = [0.0] * s  # per slot: when the awaited packet was first sent
-        self.estimator = self.rto if self.rto is not None else RtoEstimator(self.settings)
+        self.estimator = self.rto if self.rto is not None else self.settings.estimator()
         self._note_rto()
         self.remaining = 0
-        self._zeros = np.zeros(k, dtype=np.int32)
+        self._zeros = bytes(4 * k)
         self._payload_size = HEADER_SIZE + 4 * k
+        # Per slot: the wire chunk it waits for (-1: idle), the header fields and the
+        # values of its packet, and its timer.
+        self.awaited = [-1] * s
+        self.active = 0  # slots awaiting a chunk
+        self.heads: list[tuple[int, int, int]] = [(0, 0, 0)] * s  # version, exponent, chunk
+        self.bodies = [self._zeros] * s
+        self.deadlines = np.full(s, np.inf)
+        self.waits = [0.0] * s  # what the timer was last armed for
+        self.retries = [0] * s  # timer expiries of the awaited chunk
+        self.sent_at = [0.0] * s  # when the awaited chunk was first sent
+        self.fetched = [False] * s  # named by a RESULT already
+        self.fetch_at = [np.inf] * s  # when to fetch it
+        # Transmission order: every packet sent gets the next sequence number. Per slot:
+        # the awaited chunk's first and latest transmissions and the transmission the
+        # latest one named; the worker's previous transmission; the largest first
+        # transmission of a chunk whose RESULT came (what overtakes older chunks).
+        self.seq = 0
+        self.first_seq = [0] * s
+        self.last_seq = [0] * s
+        self.named_seq = [-1] * s
+        self.transmissions = [0] * s
+        self.prev: tuple[int, int, int] | None = None  # slot, version, seq
+        self.answered_seq = 0
 
     # ------------------------------------------------------------------ state
 
@@ -228,37 +293,96 @@ class AllReduceRun:
 
     # --------------------------------------------------------------- sending
 
-    def _packet(self, w: int) -> bytes:
-        s = self.settings.window
-        j = w - self.base
-        exponent = int(self.proposals[j]) if j < self.chunks else EXP_EMPTY
-        if j >= s:
-            d = j - s
-            values = self.quantizer.quantize_rows(self.prepared, d, self.agreed[d:d + 1])[0]
+    def _transmit(self, slot: int) -> bytes:
+        """The awaited chunk of ``slot`` as a packet naming the previous transmission."""
+        self.seq += 1
+        version, exponent, chunk = self.heads[slot]
+        flags = named = 0
+        prev = self.prev
+        if prev is not None and prev[0] <= MAX_NAMED_SLOT:
+            named = prev[0]
+            flags = FLAG_NAMED | (FLAG_NAMED_VERSION if prev[1] else 0)
+            self.named_seq[slot] = prev[2]
         else:
-            values = self._zeros
-        return encode_fast(self.job_id, w % s, (w // s) & 1, exponent, w, values)
-
-    def _send(self, w: int, now: float) -> bytes:
-        slot = w % self.settings.window
-        pkt = self._packet(w)
-        rto = self.estimator.rto
-        self.awaited[slot] = w
-        self.packets[slot] = pkt
-        self.retries[slot] = 0
-        self.sent_at[slot] = now
-        self.timeouts[slot] = rto
-        self.deadlines[slot] = now + rto
+            self.named_seq[slot] = -1
+        self.prev = (slot, version, self.seq)
+        self.last_seq[slot] = self.seq
+        if not self.transmissions[slot]:
+            self.first_seq[slot] = self.seq
+        self.transmissions[slot] += 1
         self.stats.sent += 1
-        return pkt
+        return (HEADER.pack(self.job_id, slot, version, flags, exponent, named, chunk)
+                + self.bodies[slot])
+
+    def _load(self, w: int, now: float) -> int:
+        """Make wire chunk ``w`` its slot's awaited chunk (values: ``_fill``)."""
+        s = self.settings.window
+        slot = w % s
+        j = w - self.base
+        exponent = self.proposals[j] if j < self.chunks else EXP_EMPTY
+        if self.awaited[slot] < 0:
+            self.active += 1
+        self.awaited[slot] = w
+        self.heads[slot] = ((w // s) & 1, exponent, w % _U32)
+        self.retries[slot] = 0
+        self.transmissions[slot] = 0
+        self.fetched[slot] = False
+        self.fetch_at[slot] = np.inf
+        self.sent_at[slot] = now
+        wait = self._first_wait()
+        self.waits[slot] = wait
+        self.deadlines[slot] = now + wait
+        return slot
+
+    def _fill(self, slots: list[int]) -> None:
+        """The values of the chunks just loaded into ``slots``, quantized in one batch."""
+        s = self.settings.window
+        rows = [self.awaited[slot] - self.base - s for slot in slots]
+        data = [(slot, d) for slot, d in zip(slots, rows, strict=True) if d >= 0]
+        for slot, d in zip(slots, rows, strict=True):
+            if d < 0:
+                self.bodies[slot] = self._zeros
+        if data:
+            index = np.fromiter((d for _, d in data), dtype=np.intp, count=len(data))
+            q = self.quantizer.quantize_rows(self.prepared, index, self.agreed[index])
+            wire = q.astype(VALUE_DTYPE)
+            for i, (slot, _) in enumerate(data):
+                self.bodies[slot] = wire[i].tobytes()
+
+    def _first_wait(self) -> float:
+        est = self.estimator
+        if not est.adaptive or est.srtt is None or 2 * self.active < self.settings.window:
+            return est.rto
+        return min(est.rto + PATIENCE * est.srtt, self.settings.max_timeout)
+
+    def _resend(self, slot: int, now: float) -> bytes:
+        """A resend on a NACK or a name: the answer is due within one RTO."""
+        wait = self.estimator.rto
+        self.waits[slot] = wait
+        self.deadlines[slot] = now + wait
+        self.stats.retransmitted += 1
+        return self._transmit(slot)
 
     # RTT samples. Only a chunk sent once gives one (Karn's rule: the RESULT of a
-    # resent chunk may answer either copy). And none of the first S wire chunks do:
-    # ``start`` sends them in one burst, so their RTTs ramp from one packet's
-    # transmission time to a whole window's, while every later chunk goes out when its
-    # slot's RESULT arrives and so finds about a window of packets ahead of it. Taken,
-    # the ramp would set the RTO far below the steady state's RTT on a slow link, and
-    # the second window would be resent.
+    # resent chunk may answer either copy), and only if no chunk sent after it was
+    # answered first (then it waited for another worker's recovery). And none of the
+    # first S wire chunks do: ``start`` sends them in one burst, so their RTTs ramp
+    # from one packet's transmission time to a whole window's, while every later chunk
+    # goes out when its slot's RESULT arrives and so finds about a window of packets
+    # ahead of it. Taken, the ramp would set the RTO far below the steady state's RTT on
+    # a slow link, and the second window would be resent.
+
+    def _sample(self, rtt: float) -> None:
+        first = self.estimator.srtt is None
+        self.estimator.sample(rtt)
+        self.stats.rtt_samples += 1
+        self._note_rto()
+        if first:  # the timers armed before any sample had only the configured timeout
+            wait = self._first_wait()
+            for slot, w in enumerate(self.awaited):
+                if w >= 0 and self.transmissions[slot] == 1 and self.retries[slot] == 0:
+                    self.waits[slot] = wait
+                    self.deadlines[slot] = min(self.deadlines[slot], self.sent_at[slot] + wait)
 
     def _note_rto(self) -> None:
         self.stats.srtt = self.estimator.srtt
@@ -267,41 +391,110 @@ class AllReduceRun:
     def start(self, now: float) -> list[bytes]:
         """The first window: one packet per slot."""
         self.remaining = self.end - self.base  # every wire chunk needs its RESULT
-        return [self._send(w, now)
-                for w in range(self.base, min(self.end, self.base + self.settings.window))]
+        slots = [self._load(w, now)
+                 for w in range(self.base, min(self.end, self.base + self.settings.window))]
+        self._fill(slots)
+        return [self._transmit(slot) for slot in slots]
 
     # ------------------------------------------------------------- receiving
 
     def on_packet(self, payload: bytes, now: float) -> list[bytes]:
-        """Handle a datagram from the switch; returns what to send next."""
-        if len(payload) != self._payload_size:
-            self.stats.ignored += 1
-            return []
-        job, slot, version, flags, exponent, _res, chunk = HEADER.unpack_from(payload)
+        """Handle one datagram from the switch; returns what to send next."""
+        return self.on_packets([payload], now)
+
+    def on_packets(self, payloads: list[bytes], now: float) -> list[bytes]:
+        """Handle a batch of datagrams from the switch; returns what to send next:
+        the resends the batch asks for, then the next chunk of every slot it
+        completed (quantized together)."""
         s = self.settings.window
-        if job != self.job_id or not flags & FLAG_RESULT or slot >= s:
-            self.stats.ignored += 1
-            return []
-        w = self.awaited[slot]
-        if w < 0 or chunk != w % _U32 or version != (w // s) & 1:
-            self._count_stray(slot, version, chunk)
-            return []
-        self.stats.results += 1
-        j = w - self.base
-        if self.retries[slot] == 0 and j >= s:  # see "RTT samples"
-            self.estimator.sample(now - self.sent_at[slot])
-            self.stats.rtt_samples += 1
-            self._note_rto()
-        if j < self.chunks:
-            self.agreed[j] = exponent
-        if j >= s:
-            self.sums[j - s] = np.frombuffer(payload, dtype=">i4", offset=HEADER_SIZE)
-        self.remaining -= 1
-        if w + s < self.end:
-            return [self._send(w + s, now)]
-        self.awaited[slot] = -1
-        self.deadlines[slot] = np.inf
-        return []
+        job_id, size = self.job_id, self._payload_size
+        unpack = HEADER.unpack_from
+        recover: list[tuple[int, int, int]] = []  # slot, version, lost seq (-1: fetch)
+        loaded: list[int] = []
+        rows: list[int] = []
+        bodies: list[bytes] = []
+        for payload in payloads:
+            n = len(payload)
+            if n != size and n != HEADER_SIZE:
+                self.stats.ignored += 1
+                continue
+            job, slot, version, flags, exponent, named, chunk = unpack(payload)
+            kind = flags & (FLAG_RESULT | FLAG_NACK)  # a NACK alone is a header alone
+            if job != job_id or slot >= s or not kind or (
+                    (n == HEADER_SIZE) != (kind == FLAG_NACK)):
+                self.stats.ignored += 1
+                continue
+            w = self.awaited[slot]
+            awaited = w >= 0 and chunk == w % _U32 and version == (w // s) & 1
+            if awaited and flags & FLAG_NAMED and named < s:  # else stale or a duplicate
+                named_version = int(bool(flags & FLAG_NAMED_VERSION))
+                lost = self.named_seq[slot] if flags & FLAG_NACK else -1
+                recover.append((named, named_version, lost))
+            if not flags & FLAG_RESULT:
+                continue
+            if not awaited:
+                self._count_stray(slot, version, chunk)
+                continue
+            self.stats.results += 1
+            j = w - self.base
+            first = self.first_seq[slot]
+            if self.transmissions[slot] == 1 and j >= s:  # see "RTT samples"
+                rtt = now - self.sent_at[slot]
+                if first > self.answered_seq or rtt < self.estimator.rto:
+                    self._sample(rtt)
+            if first > self.answered_seq:
+                self.answered_seq = first
+            if j < self.chunks:
+                self.agreed[j] = exponent
+            if j >= s:
+                rows.append(j - s)
+                bodies.append(payload[HEADER_SIZE:])
+            self.remaining -= 1
+            if w + s < self.end:
+                loaded.append(self._load(w + s, now))
+            else:
+                self.awaited[slot] = -1
+                self.active -= 1
+                self.deadlines[slot] = np.inf
+        if rows:
+            self.sums[rows] = np.frombuffer(b"".join(bodies), dtype=VALUE_DTYPE).reshape(
+                len(rows), -1)
+        if loaded:
+            self._fill(loaded)
+        out = [self._resend(slot, now) for slot in self._to_recover(recover, now)]
+        out += [self._transmit(slot) for slot in loaded]
+        return out
+
+    def _to_recover(self, recover: list[tuple[int, int, int]], now: float) -> list[int]:
+        """The slots to resend now, from the names in a batch: a NACK'd chunk if nothing
+        was sent for it since the lost transmission. A chunk whose cell was completed
+        before a RESULT is fetched once, a quarter of an SRTT later (its RESULT may
+        only be overtaken, on a link that reorders), unless it comes meanwhile; this
+        is checked after the whole batch, so a RESULT in the same batch is enough."""
+        s = self.settings.window
+        srtt = self.estimator.srtt
+        reorder = 0.0 if srtt is None else srtt / 4
+        out: list[int] = []
+        for slot, version, lost in recover:
+            w = self.awaited[slot]
+            if (w < 0 or (w // s) & 1 != version or not self.transmissions[slot]
+                    or slot in out):
+                continue  # answered meanwhile, or a chunk loaded by this very batch
+            if lost >= 0:
+                if self.last_seq[slot] != lost:
+                    continue
+                self.stats.nacks += 1
+            else:
+                if self.fetched[slot]:
+                    continue
+                self.fetched[slot] = True
+                if reorder:
+                    self.fetch_at[slot] = now + reorder
+                    self.deadlines[slot] = min(self.deadlines[slot], now + reorder)
+                    continue
+                self.stats.fetches += 1
+            out.append(slot)
+        return out
 
     def _count_stray(self, slot: int, version: int, chunk: int) -> None:
         """A RESULT of this job that is not awaited: a duplicate or something stale."""
@@ -315,28 +508,49 @@ class AllReduceRun:
             self.stats.ignored += 1
 
     def on_timer(self, now: float) -> list[bytes]:
-        """Resend every packet whose timer expired (with backoff)."""
+        """Resend every packet whose timer expired (see "Loss" above)."""
         due = np.flatnonzero(self.deadlines <= now)
         out = []
+        settings = self.settings
         for slot in due.tolist():
-            w = self.awaited[slot]
+            if self.fetch_at[slot] <= now:  # not a timeout: a fetch put off (see above)
+                self.fetch_at[slot] = np.inf
+                self.stats.fetches += 1
+                out.append(self._resend(slot, now))
+                continue
             self.stats.timeouts += 1
-            if self.retries[slot] >= self.settings.max_retries:
+            if self._rto_too_short(slot):
+                self.retries[slot] += 1
+                wait = min(self.waits[slot] * settings.backoff, settings.max_timeout)
+                self.estimator.back_off(wait)
+                self._note_rto()
+            else:  # a loss: resend as often as the RTO allows
+                wait = self.estimator.rto
+            waited = now - self.sent_at[slot]
+            if (self.retries[slot] > settings.max_retries
+                    or waited > settings.max_retries * settings.max_timeout):
+                w = self.awaited[slot]
                 raise AllReduceTimeout(
                     f"job {self.job_id}: no RESULT for chunk {w % _U32} (slot {slot}, "
-                    f"version {(w // self.settings.window) & 1}) after "
-                    f"{self.retries[slot]} retransmissions")
-            self.retries[slot] += 1
-            t = min(float(self.timeouts[slot]) * self.settings.backoff,
-                    self.settings.max_timeout)
-            self.timeouts[slot] = t
-            self.deadlines[slot] = now + t
-            self.estimator.back_off(t)
-            self._note_rto()
+                    f"version {(w // settings.window) & 1}) after "
+                    f"{self.transmissions[slot] - 1} retransmissions in {waited:.3g} s")
+            self.waits[slot] = wait
+            self.deadlines[slot] = now + wait
             self.stats.retransmitted += 1
-            self.stats.sent += 1
-            out.append(self.packets[slot])
+            out.append(self._transmit(slot))
         return out
+
+    def _rto_too_short(self, slot: int) -> bool:
+        """Whether the expiry of ``slot`` says the RTO is too short for everything in
+        flight: no chunk sent after it has been answered, though some are outstanding
+        (the last chunks of a run, which nothing follows, say nothing)."""
+        first = self.first_seq[slot]
+        if first <= self.answered_seq:
+            return False  # overtaken: a loss on this slot alone
+        if self.estimator.srtt is None:
+            return True  # the configured first timeout may be anything
+        return any(w >= 0 and self.first_seq[other] > first
+                   for other, w in enumerate(self.awaited))
 
     # ---------------------------------------------------------------- result
 

@@ -15,9 +15,11 @@ window is nearly constant, RTTVAR decays towards zero and the RTO to SRTT itself
 then a single packet more in the queue (a retransmission) makes every later chunk
 overdue, a cascade of spurious retransmissions.
 
-Before the first sample the RTO is the configured ``timeout``. A timeout backs the
-RTO off (``back_off``) and the backed-off value stays until the next sample, so a
-run of timeouts keeps doubling it (up to ``max_timeout``) rather than falling back.
+Before the first sample the RTO is the configured ``timeout``. A timeout that says the
+RTO itself is too short backs it off (``back_off``) and the backed-off value stays until
+the next sample, so a run of such timeouts keeps doubling it (up to ``max_timeout``)
+rather than falling back. Which timeouts say so is the protocol's business
+(``hosts.protocol``: only those of a chunk that nothing sent after it has overtaken).
 
 The RTT of a chunk includes waiting for the slowest worker's contribution and the
 packets queued ahead of it on the links: with a window of S chunks in flight the
@@ -27,11 +29,6 @@ stats) but the RTO stays at ``timeout``, the behaviour before this module existe
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from hosts.protocol import WorkerSettings
 
 ALPHA = 1 / 8
 BETA = 1 / 4
@@ -44,11 +41,14 @@ class RtoEstimator:
     __slots__ = ("adaptive", "max_timeout", "min_timeout", "rto", "rttvar", "samples",
                  "srtt")
 
-    def __init__(self, settings: WorkerSettings) -> None:
-        self.adaptive = settings.adaptive
-        self.min_timeout = settings.min_timeout
-        self.max_timeout = settings.max_timeout
-        self.rto: float = settings.timeout
+    def __init__(self, timeout: float, min_timeout: float, max_timeout: float,
+                 adaptive: bool = True) -> None:
+        """``timeout``: the RTO before the first sample; ``min_timeout``: the least
+        margin above SRTT (and so the least RTO); ``max_timeout``: the largest RTO."""
+        self.adaptive = adaptive
+        self.min_timeout = min_timeout
+        self.max_timeout = max_timeout
+        self.rto: float = timeout
         self.srtt: float | None = None
         self.rttvar = 0.0
         self.samples = 0
@@ -67,9 +67,10 @@ class RtoEstimator:
                            self.max_timeout)
 
     def back_off(self, timeout: float) -> None:
-        """A slot timed out and waits ``timeout`` (its backed-off RTO) for the resent
-        packet: later packets get at least that much until a fresh sample arrives.
-        Taking the maximum (not doubling once per expiry) makes a burst of slots
-        expiring together one backoff step, as TCP's single timer would."""
+        """A slot timed out because the RTO is too short and waits ``timeout`` (its
+        backed-off RTO) for the resent packet: later packets get at least that much
+        until a fresh sample arrives. Taking the maximum (not doubling once per
+        expiry) makes a burst of slots expiring together one backoff step, as TCP's
+        single timer would."""
         if self.adaptive and timeout > self.rto:
             self.rto = timeout

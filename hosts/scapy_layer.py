@@ -21,7 +21,7 @@ from scapy.packet import Packet, bind_layers
 
 from hosts.wire import HEADER_SIZE, INA_UDP_PORT
 
-FLAG_NAMES = ["RESULT", "R1", "R2", "R3", "R4", "R5", "R6", "R7"]
+FLAG_NAMES = ["RESULT", "NACK", "NAMED", "NAMED_VERSION", "R4", "R5", "R6", "R7"]
 
 
 class InaAgg(Packet):
@@ -34,7 +34,7 @@ class InaAgg(Packet):
         ByteField("version", 0),
         FlagsField("flags", 0, 8, FLAG_NAMES),
         SignedByteField("exponent", 0),
-        ByteField("reserved", 0),
+        ByteField("named_slot", 0),
         IntField("chunk", 0),
         FieldListField("values", [], SignedIntField("value", 0)),
     ]

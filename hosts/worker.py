@@ -3,7 +3,10 @@
 ``Worker`` drives ``hosts.protocol.AllReduceRun`` over a transport and keeps what must
 survive between the all-reduces of a job: where the wire chunk sequence continues
 (so each slot keeps alternating versions), the retransmission timeout estimate, and
-the lifetime counters.
+the lifetime counters. It hands the state machine every datagram the transport has
+queued as one batch, and sends what comes back in one batch. ``stats.cpu_seconds`` is
+the process's CPU time from the start of the all-reduce to its end (so it includes
+what other threads of the process spend meanwhile).
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from hosts.protocol import (
     check_job,
     check_tensor,
 )
-from hosts.rto import RtoEstimator
 from hosts.transport import Transport
 
 
@@ -49,7 +51,7 @@ class Worker:
         check_job(self.job_id, self.num_workers)
         self.settings.check()
         self.next_base = 0
-        self.rto = RtoEstimator(self.settings)
+        self.rto = self.settings.estimator()
         self.stats = WorkerStats()
         self.broken: str | None = None
 
@@ -62,12 +64,14 @@ class Worker:
         run = AllReduceRun(array, self.job_id, self.num_workers, self.settings,
                            base=self.next_base, rto=self.rto)
         t0 = self.clock()
+        cpu0 = time.process_time()
         try:
             self._drive(run)
         except AllReduceError as e:
             self.broken = str(e)
             raise
         finally:
+            run.stats.cpu_seconds = time.process_time() - cpu0
             self.stats.add(run.stats)
         self.next_base = run.end
         seconds = self.clock() - t0
@@ -81,9 +85,7 @@ class Worker:
             wait = 0.0 if deadline is None else max(deadline - clock(), 0.0)
             datagrams = transport.recv(wait)
             now = clock()
-            out: list[bytes] = []
-            for d in datagrams:
-                out += run.on_packet(d, now)
+            out = run.on_packets(datagrams, now) if datagrams else []
             out += run.on_timer(now)
             if out:
                 transport.send(out)

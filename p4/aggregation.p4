@@ -19,6 +19,12 @@
  *    that port goes to that worker (Ethernet/IPv4 destination) from the aggregator
  *    address sip.
  *  - ipv4_lpm: as in ipv4_forward.p4 (but IPv4 packets with options are dropped).
+ * Loss recovery (hosts/protocol.py): a contribution may name the cell of its sender's
+ * previous transmission; when the sender's bit is missing there, the switch answers
+ * with a NACK naming that cell: the header alone back to the sender instead of
+ * dropping the packet, or the NACK flag on the RESULT the sender gets. Every multicast
+ * RESULT names the cell the job completed before it (ina_last_cell, per region), so a
+ * worker that lost that RESULT asks for it again at once.
  * A region of S slots starting at region_base uses cells (region_base + s) * 2 + v.
  * Every cell remembers the epoch of the job that last wrote it (ina_epoch), and a cell
  * of another epoch counts as empty: so a region needs no zeroing before a new job uses
@@ -55,6 +61,9 @@ struct metadata_t {
     bit<16> mcast_grp;
     bit<32> region_base;
     bit<32> epoch;
+    bit<1>  nack;        /* the completing sender's copy of the RESULT carries a NACK */
+    bit<8>  nack_flags;  /* ... naming this cell (its flags and slot) */
+    bit<8>  nack_slot;
 }
 
 parser InaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
@@ -124,9 +133,20 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
     register<bit<32>>(INA_CELLS) ina_count;
     register<bit<8>>(INA_CELLS) ina_exponent;
     INA_FOR_EACH_LANE(INA_DECLARE_LANE)
+    /* Per region (index region_base): the cell the job completed last, as
+     * slot * 2 + version, and the job's epoch when it did (another epoch: none). */
+    register<bit<32>>(INA_SLOTS) ina_last_cell;
+    register<bit<32>>(INA_SLOTS) ina_last_epoch;
 
     action drop() {
         mark_to_drop(standard_metadata);
+    }
+
+    /* Back to the sender (the egress strips the values): its transmission to the
+     * named cell did not arrive. */
+    action ina_nack() {
+        hdr.ina.flags = (hdr.ina.flags & ~INA_FLAG_RESULT) | INA_FLAG_NACK;
+        standard_metadata.egress_spec = standard_metadata.ingress_port;
     }
 
     action forward(bit<9> port, mac_addr_t dst_mac) {
@@ -215,6 +235,20 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
             drop();
             return;
         }
+        /* The cell the sender names as its previous transmission's: is its bit there
+         * (read before this packet clears its bit in the other version)? */
+        bool missing = false;
+        if ((hdr.ina.flags & INA_FLAG_NAMED) != 0) {
+            bit<32> named = ((meta.region_base + (bit<32>)hdr.ina.named_slot) << 1)
+                | (bit<32>)((hdr.ina.flags & INA_FLAG_NAMED_VERSION) >> 3);
+            if (named != cell && named < INA_CELLS) {
+                bit<32> named_epoch;
+                bit<32> named_bitmap;
+                ina_epoch.read(named_epoch, named);
+                ina_bitmap.read(named_bitmap, named);
+                missing = named_epoch != meta.epoch || (named_bitmap & me) == 0;
+            }
+        }
         bit<32> epoch;
         bit<32> bitmap;
         bit<32> count;
@@ -254,13 +288,22 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
             ina_count.write(cell, count);
             ina_exponent.write(cell, my_exponent);
             if (count != (bit<32>)meta.fan_in) {
-                drop();  /* absorbed */
+                /* absorbed */
+                if (missing) {
+                    ina_nack();
+                } else {
+                    drop();
+                }
                 return;
             }
         } else {
             /* A retransmission: answered only once the cell is complete. */
             if (count != (bit<32>)meta.fan_in) {
-                drop();
+                if (missing) {
+                    ina_nack();
+                } else {
+                    drop();
+                }
                 return;
             }
             hdr.ina.exponent = (int<8>)(exponent ^ 0x80);
@@ -269,15 +312,45 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
 
         /* The cell is complete and the packet carries its aggregate. */
         if (meta.is_root == 1) {
-            hdr.ina.flags = hdr.ina.flags | INA_FLAG_RESULT;
             if (fresh) {
+                /* To every child, naming the cell the job completed before this one;
+                 * the sender's copy carries the NACK instead, if any (egress). */
+                meta.nack = (bit<1>)missing;
+                meta.nack_flags = hdr.ina.flags & INA_NAME_FLAGS;
+                meta.nack_slot = hdr.ina.named_slot;
+                bit<32> last_cell;
+                bit<32> last_epoch;
+                ina_last_cell.read(last_cell, meta.region_base);
+                ina_last_epoch.read(last_epoch, meta.region_base);
+                hdr.ina.flags = (hdr.ina.flags & ~INA_NAME_FLAGS) | INA_FLAG_RESULT;
+                hdr.ina.named_slot = 0;
+                if (last_epoch == meta.epoch && last_cell < 512) {
+                    hdr.ina.flags = hdr.ina.flags | INA_FLAG_NAMED
+                        | ((bit<8>)(last_cell & 1) << 3);
+                    hdr.ina.named_slot = (bit<8>)(last_cell >> 1);
+                }
+                ina_last_cell.write(meta.region_base,
+                                    ((bit<32>)hdr.ina.slot << 1) | (bit<32>)hdr.ina.version);
+                ina_last_epoch.write(meta.region_base, meta.epoch);
                 standard_metadata.mcast_grp = meta.mcast_grp;
             } else {
+                /* Back to the retransmitter, with the NACK if its previous one is
+                 * missing. */
+                if (missing) {
+                    hdr.ina.flags = hdr.ina.flags | INA_FLAG_RESULT | INA_FLAG_NACK;
+                } else {
+                    hdr.ina.flags = (hdr.ina.flags & ~INA_NAME_FLAGS) | INA_FLAG_RESULT;
+                    hdr.ina.named_slot = 0;
+                }
                 standard_metadata.egress_spec = standard_metadata.ingress_port;
             }
         } else {
-            /* Upstream as one contribution of this switch; a retransmission re-sends
-             * it, and the parent either absorbs it or answers with the RESULT. */
+            /* Upstream as one contribution of this switch, naming nothing; a
+             * retransmission re-sends it, and the parent either absorbs it or answers
+             * with the RESULT. (A missing transmission of the sender is left to its
+             * timer here.) */
+            hdr.ina.flags = hdr.ina.flags & ~(INA_FLAG_NACK | INA_NAME_FLAGS);
+            hdr.ina.named_slot = 0;
             standard_metadata.egress_spec = meta.parent_port;
         }
     }
@@ -302,7 +375,22 @@ control InaEgress(inout headers_t hdr, inout metadata_t meta,
     }
 
     apply {
-        if (hdr.ina.isValid() && (hdr.ina.flags & INA_FLAG_RESULT) != 0) {
+        if (hdr.ina.isValid()
+                && (hdr.ina.flags & (INA_FLAG_RESULT | INA_FLAG_NACK)) != 0) {
+            if (meta.nack == 1
+                    && standard_metadata.egress_port == standard_metadata.ingress_port) {
+                /* The sender's copy of the RESULT its packet completed: its previous
+                 * transmission did not arrive. */
+                hdr.ina.flags = (hdr.ina.flags & ~INA_NAME_FLAGS) | INA_FLAG_NACK
+                    | meta.nack_flags;
+                hdr.ina.named_slot = meta.nack_slot;
+            }
+            if ((hdr.ina.flags & INA_FLAG_RESULT) == 0) {
+                /* A NACK alone is the header alone. */
+                hdr.values.setInvalid();
+                hdr.ipv4.total_len = hdr.ipv4.total_len - INA_K * 4;
+                hdr.udp.length = hdr.udp.length - INA_K * 4;
+            }
             ina_result_rewrite.apply();
         }
     }

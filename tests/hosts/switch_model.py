@@ -3,14 +3,17 @@ a discrete-event network that runs worker state machines against it.
 
 The model works on UDP payloads. Its state follows ``p4/aggregation.p4``: per cell
 (slot, version) a bitmap of contributors, a count (complete when it equals the fan-in,
-kept until the cell's next first writer), the max exponent and K int32 lanes.
+kept until the cell's next first writer), the max exponent and K int32 lanes; per job
+(region) the cell completed last, which every multicast RESULT names; and the NACK of
+a contribution whose named cell lacks its sender's bit (see ``hosts.protocol``).
+``nack=False`` models a switch that neither NACKs nor names cells: recovery by the
+workers' timers alone.
 """
 
 from __future__ import annotations
 
 import heapq
 import random
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -18,7 +21,16 @@ import numpy as np
 
 from hosts.frame import FRAME_OVERHEAD
 from hosts.protocol import AllReduceRun
-from hosts.wire import FLAG_RESULT, HEADER, HEADER_SIZE
+from hosts.wire import (
+    FLAG_NACK,
+    FLAG_NAMED,
+    FLAG_NAMED_VERSION,
+    FLAG_RESULT,
+    HEADER,
+    HEADER_SIZE,
+    MAX_NAMED_SLOT,
+    NAMING_FLAGS,
+)
 
 Out = list[tuple[int, bytes]]
 
@@ -44,12 +56,15 @@ class Cell:
 
 
 class SwitchModel:
-    def __init__(self, k: int, slots: int = 256) -> None:
+    def __init__(self, k: int, slots: int = 256, nack: bool = True) -> None:
         self.k = k
         self.slots = slots
+        self.nack = nack
         self.rows: dict[tuple[int, int], ChildRow] = {}
         self.cells: dict[int, Cell] = {}
+        self.last_done: dict[int, tuple[int, int]] = {}  # region base -> slot, version
         self.processed = 0
+        self.nacks = 0
 
     def add_row(self, job: int, port: int, row: ChildRow) -> None:
         self.rows[(job, port)] = row
@@ -58,7 +73,7 @@ class SwitchModel:
         self.processed += 1
         if len(payload) != HEADER_SIZE + 4 * self.k:
             return []
-        job, slot, version, flags, exponent, res, chunk = HEADER.unpack_from(payload)
+        job, slot, version, flags, exponent, named, chunk = HEADER.unpack_from(payload)
         row = self.rows.get((job, port))
         if row is None or version > 1:
             return []  # isolation
@@ -71,6 +86,12 @@ class SwitchModel:
         if index >= self.slots * 2:
             return []
         me = 1 << row.child_index
+        missing = False  # the sender's previous transmission (the named cell) is not here
+        if self.nack and flags & FLAG_NAMED:
+            named_index = ((row.region_base + named) << 1) | int(bool(flags & FLAG_NAMED_VERSION))
+            if named_index != index and named_index < self.slots * 2:
+                named_cell = self.cells.get(named_index)
+                missing = named_cell is None or not named_cell.bitmap & me
         cell = self.cells.setdefault(index, Cell(values=np.zeros(self.k, dtype=np.int32)))
         values = np.frombuffer(payload, dtype=">i4", offset=HEADER_SIZE).astype(np.int32)
         fresh = not cell.bitmap & me
@@ -86,21 +107,42 @@ class SwitchModel:
                 with np.errstate(over="ignore"):
                     cell.values = (cell.values.astype(np.int64) + values).astype(np.int32)
             cell.bitmap |= me
-            if cell.count != row.fan_in:
+        if cell.count != row.fan_in:  # absorbed, or a retransmission to an open cell
+            if not missing:
                 return []
-        elif cell.count != row.fan_in:
-            return []
-        out = (HEADER.pack(job, slot, version, flags, cell.exponent, res, chunk)
-               + cell.values.astype(">i4").tobytes())
-        if not row.is_root:
-            return [(row.parent_port, out)]
-        out = out[:5] + struct.pack("B", flags | FLAG_RESULT) + out[6:]
-        return [(p, out) for p in row.group] if fresh else [(port, out)]
+            self.nacks += 1
+            head = payload[:5] + bytes([flags & ~FLAG_RESULT | FLAG_NACK]) + payload[6:HEADER_SIZE]
+            return [(port, head)]
+        body = cell.values.astype(">i4").tobytes()
+        if not row.is_root:  # upstream as this switch's contribution: no names
+            plain = flags & ~(FLAG_NACK | NAMING_FLAGS)
+            return [(row.parent_port,
+                     HEADER.pack(job, slot, version, plain, cell.exponent, 0, chunk) + body)]
+        nacked = (HEADER.pack(job, slot, version, flags | FLAG_RESULT | FLAG_NACK, cell.exponent,
+                              named, chunk) + body) if missing else None
+        if not fresh:  # the RESULT back to the retransmitter
+            if nacked is not None:
+                self.nacks += 1
+                return [(port, nacked)]
+            plain = flags & ~(FLAG_NACK | NAMING_FLAGS) | FLAG_RESULT
+            return [(port, HEADER.pack(job, slot, version, plain, cell.exponent, 0, chunk) + body)]
+        last = self.last_done.get(row.region_base)
+        self.last_done[row.region_base] = (slot, version)
+        rflags = flags & ~(FLAG_NACK | NAMING_FLAGS) | FLAG_RESULT
+        rnamed = 0
+        if self.nack and last is not None and last[0] <= MAX_NAMED_SLOT:
+            rflags |= FLAG_NAMED | (FLAG_NAMED_VERSION if last[1] else 0)
+            rnamed = last[0]
+        result = HEADER.pack(job, slot, version, rflags, cell.exponent, rnamed, chunk) + body
+        if nacked is not None:
+            self.nacks += 1
+        return [(p, nacked if nacked is not None and p == port else result) for p in row.group]
 
 
-def single_switch(job: int, n: int, k: int, slots: int = 256, base: int = 0) -> SwitchModel:
+def single_switch(job: int, n: int, k: int, slots: int = 256, base: int = 0,
+                  nack: bool = True) -> SwitchModel:
     """One root switch, worker i behind port i + 1."""
-    sw = SwitchModel(k, slots)
+    sw = SwitchModel(k, slots, nack)
     group = tuple(range(1, n + 1))
     for i in range(n):
         sw.add_row(job, i + 1, ChildRow(i, n, True, 0, group, base))
@@ -131,7 +173,9 @@ class Network:
 
     Every traversal takes ``latency``; with a ``rate`` (bits/s, 0: unlimited) a link
     also sends one frame (payload + Ethernet/IPv4/UDP framing) at a time, so packets
-    queue behind each other as on a shaped Mininet link."""
+    queue behind each other as on a shaped Mininet link; with a ``service`` time
+    (seconds per packet) a switch handles one packet at a time, as a switch that is
+    short of CPU does. Links are named ("up" | "down" | "sw", switch, port)."""
 
     switches: list[SwitchModel]
     # (switch, port) -> what is behind it; and each worker's (switch, port)
@@ -141,6 +185,9 @@ class Network:
     seed: int = 0
     up_ports: set[tuple[int, int]] = field(default_factory=set)  # switch -> parent
     rate: float = 0.0
+    service: float = 0.0
+    # Drops chosen by a test: (link, payload) -> True to lose the packet there.
+    drop: Callable[[tuple[str, int, int], bytes], bool] | None = None
     dropped: int = 0
     duplicated: int = 0
     now: float = 0.0
@@ -152,6 +199,7 @@ class Network:
         self.fifo: dict[tuple[str, int, int], float] = {}
         self.busy: dict[tuple[str, int, int], float] = {}  # link free again at
         self.uplink: dict[int, tuple[int, int]] = {}
+        self.switch_free = [0.0] * len(self.switches)
         for (sw, port), (ep, _) in self.links.items():
             if ep[0] == "w":
                 self.uplink[ep[1]] = (sw, port)
@@ -160,8 +208,12 @@ class Network:
         self.seq += 1
         heapq.heappush(self.heap, (t, self.seq, fn))
 
-    def _transmit(self, now: float, key: tuple[str, int, int], down: bool, size: int,
+    def _transmit(self, now: float, key: tuple[str, int, int], down: bool, payload: bytes,
                   deliver: Callable[[float], None]) -> None:
+        size = len(payload)
+        if self.drop is not None and self.drop(key, payload):
+            self.dropped += 1
+            return
         copies = 1
         if self.rng.random() < self.impair.duplicate:
             copies = 2
@@ -185,18 +237,26 @@ class Network:
     def worker_send(self, now: float, worker: int, payloads: Sequence[bytes]) -> None:
         sw, port = self.uplink[worker]
         for p in payloads:
-            self._transmit(now, ("up", sw, port), False, len(p),
+            self._transmit(now, ("up", sw, port), False, p,
                            lambda t, p=p: self._at_switch(t, sw, port, p))
 
     def _at_switch(self, now: float, sw: int, port: int, payload: bytes) -> None:
+        if self.service:  # one packet at a time, as the switch's single thread
+            done = max(now, self.switch_free[sw]) + self.service
+            self.switch_free[sw] = done
+            self.at(done, lambda t: self._process(t, sw, port, payload))
+        else:
+            self._process(now, sw, port, payload)
+
+    def _process(self, now: float, sw: int, port: int, payload: bytes) -> None:
         for out_port, data in self.switches[sw].process(port, payload):
             ep, peer_port = self.links[(sw, out_port)]
             if ep[0] == "w":
-                self._transmit(now, ("down", sw, out_port), True, len(data),
+                self._transmit(now, ("down", sw, out_port), True, data,
                                lambda t, w=ep[1], d=data: self.on_worker(t, w, d))
             else:
                 up = (sw, out_port) in self.up_ports
-                self._transmit(now, ("sw", sw, out_port), not up, len(data),
+                self._transmit(now, ("sw", sw, out_port), not up, data,
                                lambda t, s=ep[1], pp=peer_port, d=data:
                                self._at_switch(t, s, pp, d))
 
@@ -222,7 +282,7 @@ def run_workers(net: Network, runs: Sequence[AllReduceRun], *,
         arm(i)
 
     def on_worker(t: float, i: int, data: bytes) -> None:
-        net.worker_send(t, i, runs[i].on_packet(data, t))
+        net.worker_send(t, i, runs[i].on_packets([data], t))
         arm(i)
 
     net.on_worker = on_worker
@@ -239,11 +299,12 @@ def run_workers(net: Network, runs: Sequence[AllReduceRun], *,
 
 
 def star(job: int, n: int, k: int, impair: Impairments | None = None, seed: int = 0,
-         slots: int = 256, latency: float = 10e-6, rate: float = 0.0) -> Network:
-    sw = single_switch(job, n, k, slots)
+         slots: int = 256, latency: float = 10e-6, rate: float = 0.0, service: float = 0.0,
+         nack: bool = True) -> Network:
+    sw = single_switch(job, n, k, slots, nack=nack)
     links = {(0, i + 1): (("w", i), 0) for i in range(n)}
     return Network([sw], links, impair or Impairments(), latency=latency, seed=seed,
-                   rate=rate)
+                   rate=rate, service=service)
 
 
 def two_level(job: int, leaves: Sequence[int], k: int, impair: Impairments | None = None,

@@ -12,7 +12,7 @@ from switch_model import Impairments, Network, run_workers
 
 from hosts.frame import Endpoints, build_frame, ipv4_bytes, mac_bytes, parse_frame
 from hosts.protocol import AllReduceRun, WorkerSettings
-from hosts.wire import FLAG_RESULT, INA_UDP_PORT
+from hosts.wire import FLAG_NACK, FLAG_RESULT, HEADER_SIZE, INA_UDP_PORT
 from switch.engine.runtime import Exact
 from switch.frontend import compile_file
 from switch.frontend.program import Program
@@ -59,6 +59,7 @@ class P4Star:
         self.up = {p: Endpoints.make(worker_mac(p - 1), SWITCH_MAC, worker_ip(p - 1), AGG_IP)
                    for p in ports}
         self.results = 0
+        self.nacks = 0  # NACKs alone and on RESULTs
 
     def process(self, port: int, payload: bytes) -> list[tuple[int, bytes]]:
         out = []
@@ -69,14 +70,22 @@ class P4Star:
             assert (f.dst_mac, f.dst_ip) == (mac_bytes(worker_mac(i)), ipv4_bytes(worker_ip(i)))
             assert (f.src_mac, f.src_ip) == (mac_bytes(SWITCH_MAC), ipv4_bytes(AGG_IP))
             assert (f.src_port, f.dst_port) == (INA_UDP_PORT, INA_UDP_PORT)
-            assert f.payload[5] & FLAG_RESULT
-            self.results += 1
+            check_answer(f.payload)
+            self.results += bool(f.payload[5] & FLAG_RESULT)
+            self.nacks += bool(f.payload[5] & FLAG_NACK)
             out.append((out_port, f.payload))
         return out
 
 
+def check_answer(payload: bytes) -> None:
+    """What a worker gets: a RESULT (with its values), or a NACK alone (the header)."""
+    flags = payload[5]
+    assert flags & (FLAG_RESULT | FLAG_NACK)
+    assert (len(payload) == HEADER_SIZE) == (not flags & FLAG_RESULT)
+
+
 def run(program: Program, n: int, length: int, impair: Impairments, seed: int,
-        settings: WorkerSettings = SETTINGS) -> None:
+        settings: WorkerSettings = SETTINGS) -> P4Star:
     rng = np.random.default_rng(seed)
     xs = [(rng.standard_normal(length) * 10.0 ** rng.integers(-5, 5)).astype(np.float32)
           for _ in range(n)]
@@ -98,14 +107,18 @@ def run(program: Program, n: int, length: int, impair: Impairments, seed: int,
         if impair.loss:
             assert sum(r.stats.retransmitted for r in runs) > 0
     assert star.results > 0
+    return star
 
 
 def test_workers_through_aggregation_p4(program: Program) -> None:
-    run(program, 3, 10 * K + 3, Impairments(), seed=1)
+    star = run(program, 3, 10 * K + 3, Impairments(), seed=1)
+    assert star.nacks == 0
 
 
 def test_workers_through_aggregation_p4_with_loss(program: Program) -> None:
-    run(program, 4, 20 * K, Impairments(loss=0.05, duplicate=0.02, jitter=30e-6), seed=2)
+    star = run(program, 4, 40 * K, Impairments(loss=0.05, duplicate=0.02, jitter=30e-6),
+               seed=2)
+    assert star.nacks > 0  # the program's NACKs reach the workers, and they use them
 
 
 def test_the_largest_k_through_aggregation_p4() -> None:
@@ -146,7 +159,7 @@ class P4Node:
             assert f is not None and f.ip_checksum_ok
             if out_port in self.workers:
                 assert f.dst_ip == ipv4_bytes(worker_ip(self.workers[out_port]))
-                assert f.payload[5] & FLAG_RESULT
+                check_answer(f.payload)
             out.append((out_port, f.payload))
         return out
 

@@ -88,8 +88,14 @@ def test_large_tensor(n: int, impair: Impairments) -> None:
     run_workers(net, runs)
     check_results(runs, xs)
     stats = total(runs)
+    assert stats.retransmitted == stats.timeouts + stats.nacks + stats.fetches
     if impair.loss:
-        assert net.dropped > 0 and stats.retransmitted > 0 and stats.timeouts > 0
+        assert net.dropped > 0 and stats.nacks > 0 and stats.fetches > 0
+        # a loss costs about one resend; heavy reordering (jitter three times the
+        # latency) makes some timers fire early
+        assert stats.retransmitted < (3 if impair.jitter else 1.5) * net.dropped
+    else:
+        assert stats.retransmitted == 0
     if impair.duplicate:
         assert net.duplicated > 0 and stats.duplicate_results > 0
 
@@ -102,7 +108,7 @@ def test_counters_add_up_under_loss() -> None:
         s = r.stats
         assert s.results == s.wire_chunks == -(-5000 // K) + FAST.window
         assert s.sent == s.wire_chunks + s.retransmitted
-        assert s.timeouts == s.retransmitted > 0
+        assert s.retransmitted == s.timeouts + s.nacks + s.fetches > 0
 
 
 @pytest.mark.parametrize("scaling", list(Scaling))

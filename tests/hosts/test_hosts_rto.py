@@ -8,7 +8,7 @@ import pytest
 from switch_model import Impairments, Network, run_workers, star
 
 from hosts.agent_cli import main as agent_main
-from hosts.protocol import AllReduceRun, WorkerSettings
+from hosts.protocol import PATIENCE, AllReduceRun, WorkerSettings
 from hosts.rto import RtoEstimator
 from hosts.wire import FLAG_RESULT
 
@@ -36,7 +36,7 @@ def retransmitted(runs: list[AllReduceRun]) -> int:
 
 
 def test_estimator_follows_rfc6298() -> None:
-    e = RtoEstimator(WorkerSettings(timeout=0.1, min_timeout=0.001, max_timeout=1.0))
+    e = RtoEstimator(timeout=0.1, min_timeout=0.001, max_timeout=1.0)
     assert e.rto == 0.1 and e.srtt is None  # the configured timeout until a sample
     e.sample(0.04)
     assert e.srtt == 0.04 and e.rttvar == 0.02
@@ -48,7 +48,7 @@ def test_estimator_follows_rfc6298() -> None:
 
 
 def test_rto_is_clamped_to_min_and_max() -> None:
-    e = RtoEstimator(WorkerSettings(timeout=0.1, min_timeout=0.01, max_timeout=0.3))
+    e = RtoEstimator(timeout=0.1, min_timeout=0.01, max_timeout=0.3)
     for _ in range(100):
         e.sample(1e-5)  # an idle LAN: far below the floor
     assert e.rto == pytest.approx(0.01 + 1e-5)  # SRTT + the least margin, min_timeout
@@ -62,7 +62,7 @@ def test_rto_is_clamped_to_min_and_max() -> None:
 
 
 def test_backoff_holds_until_a_fresh_sample() -> None:
-    e = RtoEstimator(WorkerSettings(timeout=0.1, min_timeout=0.01, max_timeout=1.0))
+    e = RtoEstimator(timeout=0.1, min_timeout=0.01, max_timeout=1.0)
     e.sample(0.02)
     assert e.rto == pytest.approx(0.06)
     e.back_off(0.12)
@@ -75,7 +75,8 @@ def test_backoff_holds_until_a_fresh_sample() -> None:
 
 
 def test_fixed_timeout_measures_but_does_not_adapt() -> None:
-    e = RtoEstimator(WorkerSettings(timeout=0.1, adaptive=False))
+    e = WorkerSettings(timeout=0.1, adaptive=False).estimator()
+    assert (e.rto, e.min_timeout, e.max_timeout, e.adaptive) == (0.1, 0.01, 1.0, False)
     e.sample(0.5)
     e.back_off(0.4)
     assert e.srtt == 0.5 and e.rto == 0.1
@@ -89,6 +90,11 @@ def answer(packet: bytes) -> bytes:
     return packet[:5] + bytes([packet[5] | FLAG_RESULT]) + packet[6:]
 
 
+def unnamed(packet: bytes) -> bytes:
+    """A packet without the name of the previous transmission (flags 0x0C, byte 7)."""
+    return packet[:5] + bytes([packet[5] & ~0x0C, packet[6], 0]) + packet[8:]
+
+
 def test_karn_no_samples_from_retransmitted_chunks_nor_the_first_window() -> None:
     settings = WorkerSettings(window=1, timeout=0.1, min_timeout=0.001)
     run = AllReduceRun(np.ones(3 * K, np.float32), 1, 1, settings)
@@ -96,7 +102,9 @@ def test_karn_no_samples_from_retransmitted_chunks_nor_the_first_window() -> Non
     [p1] = run.on_packet(answer(p0), 0.01)  # the start burst: no sample
     assert run.stats.rtt_samples == 0 and run.stats.srtt is None
     assert run.next_deadline() == pytest.approx(0.11)
-    assert run.on_timer(0.11) == [p1]  # p1 resent: its RTT is ambiguous
+    [again] = run.on_timer(0.11)  # p1 resent: its RTT is ambiguous
+    assert unnamed(again) == unnamed(p1)
+    assert (p1[5], p1[7], again[5], again[7]) == (0x04, 0, 0x0C, 0)  # p0's cell, then p1's
     assert run.stats.rto == pytest.approx(0.2)  # backed off
     [p2] = run.on_packet(answer(p1), 0.115)
     assert run.stats.rtt_samples == 0 and run.stats.srtt is None
@@ -105,7 +113,8 @@ def test_karn_no_samples_from_retransmitted_chunks_nor_the_first_window() -> Non
     assert run.stats.rtt_samples == 1
     assert run.stats.srtt == pytest.approx(0.03)
     assert run.stats.rto == pytest.approx(0.03 + 4 * 0.015)
-    assert run.next_deadline() == pytest.approx(0.145 + 0.09)
+    # the next chunk waits its RTO and, while the window is busy, PATIENCE smoothed RTTs
+    assert run.next_deadline() == pytest.approx(0.145 + 0.09 + PATIENCE * 0.03)
     assert run.on_packet(answer(p3), 0.16) == [] and run.done
     assert run.stats.rtt_samples == 2 and run.stats.retransmitted == 1
 
@@ -142,7 +151,7 @@ def test_delay_above_the_first_timeout_converges() -> None:
 def test_a_worker_keeps_its_estimate_for_the_next_allreduce() -> None:
     n = 2
     net = far_star(n)
-    estimators = [RtoEstimator(WorkerSettings(**FAR)) for _ in range(n)]
+    estimators = [WorkerSettings(**FAR).estimator() for _ in range(n)]
     base = 0
     counts = []
     for seed in range(2):

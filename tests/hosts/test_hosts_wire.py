@@ -34,6 +34,35 @@ def test_constants() -> None:
     assert wire.INA_UDP_PORT == 48879 == 0xBEEF
     assert wire.HEADER_SIZE == 12
     assert wire.FLAG_RESULT == 0x01
+    assert (wire.FLAG_NACK, wire.FLAG_NAMED, wire.FLAG_NAMED_VERSION) == (0x02, 0x04, 0x08)
+
+
+# A NACK alone: job 0x0102, the packet that triggered it (slot 7, version 0, exponent -3,
+# chunk 0x47), naming cell (slot 200, version 1): flags NACK | NAMED | NAMED_VERSION.
+NACK = AggHeader(job_id=0x0102, slot=7, version=0, flags=0x0E, exponent=-3, chunk=0x47,
+                 named_slot=200)
+GOLDEN_NACK = bytes.fromhex("0102" "0007" "00" "0e" "fd" "c8" "00000047")
+
+
+def test_names_and_nack_match_golden_bytes() -> None:
+    assert wire.encode_header(NACK) == GOLDEN_NACK
+    h, values = wire.decode(GOLDEN_NACK)
+    assert h == NACK and values.size == 0
+    assert h.is_nack and not h.is_result and h.named == (200, 1)
+    assert wire.decode_header(GOLDEN).named is None
+    assert wire.naming(200, 1) == (0x0C, 200) and wire.naming(3, 0) == (0x04, 3)
+    assert wire.naming(256, 0) == (0, 0)  # too large a slot to name
+    payload = wire.encode_fast(0x0102, 7, 0, -3, 0x47, np.zeros(0, np.int32), *wire.naming(9, 1))
+    assert payload == bytes.fromhex("0102" "0007" "00" "0c" "fd" "09" "00000047")
+
+
+def test_scapy_layer_reads_and_writes_the_names() -> None:
+    pkt = InaAgg(GOLDEN_NACK)
+    assert pkt.flags.NACK and pkt.flags.NAMED and pkt.flags.NAMED_VERSION
+    assert not pkt.flags.RESULT
+    assert (pkt.named_slot, pkt.values) == (200, [])
+    assert bytes(InaAgg(job_id=0x0102, slot=7, flags="NACK+NAMED+NAMED_VERSION",
+                        exponent=-3, named_slot=200, chunk=0x47)) == GOLDEN_NACK
 
 
 def test_encode_matches_golden_bytes() -> None:
@@ -58,7 +87,7 @@ def test_encode_fast_is_a_contribution() -> None:
 
 @pytest.mark.parametrize(("field", "value"), [
     ("job_id", 65536), ("slot", -1), ("version", 2), ("flags", 256),
-    ("exponent", 128), ("exponent", -129), ("chunk", 2**32), ("reserved", 300)])
+    ("exponent", 128), ("exponent", -129), ("chunk", 2**32), ("named_slot", 256)])
 def test_encode_rejects_out_of_range_fields(field: str, value: int) -> None:
     fields = dict(job_id=1, slot=0, version=0)
     fields[field] = value

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 INA_UDP_PORT = 48879
 FLAG_RESULT = 0x01
+FLAG_NACK = 0x02
+FLAG_NAMED = 0x04
+FLAG_NAMED_VERSION = 0x08
 SWITCH_MAC = 0x0200000000FE
 AGGREGATOR_IP = 0x0A0000FE  # 10.0.0.254
 TTL = 64
@@ -76,12 +79,18 @@ class Agg:
     values: Sequence[int]
     exponent: int = 0
     flags: int = 0
-    reserved: int = 0
+    named_slot: int = 0
 
     def payload(self) -> bytes:
         header = struct.pack("!HHBBbBI", self.job, self.slot, self.version, self.flags,
-                             self.exponent, self.reserved, self.chunk)
+                             self.exponent, self.named_slot, self.chunk)
         return header + struct.pack(f"!{len(self.values)}i", *self.values)
+
+    def naming(self, slot: int, version: int) -> Agg:
+        """The same packet naming cell (slot, version) (flags NAMED and its version)."""
+        flags = self.flags & ~(FLAG_NAMED | FLAG_NAMED_VERSION) | FLAG_NAMED
+        return replace(self, flags=flags | (FLAG_NAMED_VERSION if version else 0),
+                       named_slot=slot)
 
 
 def agg_frame(agg: Agg, *, eth_dst: int, eth_src: int, ip_src: int, ip_dst: int,

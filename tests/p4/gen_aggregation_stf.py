@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from agg_frames import (
     AGGREGATOR_IP,
+    FLAG_NACK,
+    FLAG_NAMED,
+    FLAG_NAMED_VERSION,
     FLAG_RESULT,
     INA_UDP_PORT,
     SWITCH_MAC,
@@ -117,7 +121,8 @@ def three_workers() -> Stf:
     stf.comment(f"defines: {K8}\n"
                 "Three workers, two slots filled in interleaved orders; a slot completes\n"
                 "only with the third contribution and then goes to all three workers.\n"
-                "Reserved flag bits and the reserved byte are carried through.")
+                "Reserved flag bits are carried through; a named slot without the NAMED\n"
+                "flag names nothing (each RESULT names the cell completed before it).")
     ws = [worker(1), worker(2), worker(3)]
     root_job(stf, 1, ws)
     rewrites(stf, ws)
@@ -136,11 +141,11 @@ def three_workers() -> Stf:
         sender = ws[n - 1]
         flags = 0x80 if s == 1 else 0
         stf.packet(n, contribution(sender, Agg(1, s, 0, chunk=s, values=vals[n, s],
-                                               flags=flags, reserved=0x5A)))
+                                               flags=flags, named_slot=0x5A)))
         if (n, s) in done:
             total = sums(vals[1, s], vals[2, s], vals[3, s])
-            expect_results(stf, ws, Agg(1, s, 0, chunk=s, values=total, reserved=0x5A,
-                                        flags=flags | FLAG_RESULT))
+            result = Agg(1, s, 0, chunk=s, values=total, flags=flags | FLAG_RESULT)
+            expect_results(stf, ws, result if s == 1 else result.naming(1, 0))
         stf.wait()
     stf.register_read("ina_count", cell(0, 0, 0), 3)
     stf.register_read("ina_bitmap", cell(0, 1, 0), 0b111)
@@ -166,6 +171,7 @@ def first_writer() -> Stf:
         (1, 6, [9, -1, -1, -1, -1, -1, -1, -1], [3, 3, 3, 3, 3, 3, 3, 3], (2, -9)),
         (0, 10, [7, 0, 0, 0, 0, 0, 0, 9], [0, 7, 0, 0, 0, 0, 9, 0], (-3, -4)),
     ]
+    previous: tuple[int, int] | None = None  # the cell completed last: RESULTs name it
     for version, chunk, a, b, (ea, eb) in rounds:
         this, other = (c0, c1) if version == 0 else (c1, c0)
         stf.blank()
@@ -176,8 +182,10 @@ def first_writer() -> Stf:
         stf.register_read("ina_bitmap", this, 0b01)
         stf.register_read("ina_bitmap", other, 0b10 if chunk > 2 else 0)
         stf.packet(2, contribution(w2, Agg(3, 2, version, chunk, b, exponent=eb)))
-        expect_results(stf, [w1, w2], Agg(3, 2, version, chunk, sums(a, b),
-                                          exponent=max(ea, eb), flags=FLAG_RESULT))
+        result = Agg(3, 2, version, chunk, sums(a, b), exponent=max(ea, eb),
+                     flags=FLAG_RESULT)
+        expect_results(stf, [w1, w2], result.naming(*previous) if previous else result)
+        previous = (2, version)
         stf.wait()
         stf.register_read("ina_bitmap", this, 0b11)
         stf.register_read("ina_bitmap", other, 0)
@@ -217,11 +225,12 @@ def earlier_epoch() -> Stf:
                                       flags=FLAG_RESULT))
     stf.wait()
     stf.blank()
-    stf.comment("Version 1 still holds job 3's half: job 4's first round there is fresh.")
+    stf.comment("Version 1 still holds job 3's half: job 4's first round there is fresh.\n"
+                "Its RESULT names the cell job 4 completed before (job 3 completed none).")
     stf.packet(2, contribution(w2, Agg(4, 1, 1, 9, b, exponent=0)))
     stf.packet(1, contribution(w1, Agg(4, 1, 1, 9, a, exponent=-1)))
     expect_results(stf, [w1, w2], Agg(4, 1, 1, 9, sums(a, b), exponent=0,
-                                      flags=FLAG_RESULT))
+                                      flags=FLAG_RESULT).naming(1, 0))
     stf.wait()
     stf.register_read("ina_epoch", c1, 2)
     return stf
@@ -240,8 +249,8 @@ def exponent_max() -> Stf:
         stf.blank()
         for n, e in enumerate(exps, start=1):
             stf.packet(n, contribution(ws[n - 1], Agg(5, slot, 0, slot, zeros, exponent=e)))
-        expect_results(stf, ws, Agg(5, slot, 0, slot, zeros, exponent=max(exps),
-                                    flags=FLAG_RESULT))
+        result = Agg(5, slot, 0, slot, zeros, exponent=max(exps), flags=FLAG_RESULT)
+        expect_results(stf, ws, result.naming(slot - 1, 0) if slot else result)
         stf.wait()
     return stf
 
@@ -309,9 +318,104 @@ def retransmit_complete() -> Stf:
     d = [-50] * 8
     stf.packet(2, contribution(w2, Agg(4, 1, 1, 5, d, exponent=-3)))
     result1 = Agg(4, 1, 1, 5, sums(c, d), exponent=0, flags=FLAG_RESULT)
-    expect_results(stf, [w1, w2], result1)
+    expect_results(stf, [w1, w2], result1.naming(1, 0))
     stf.packet(1, contribution(w1, Agg(4, 1, 1, 5, c, exponent=0)))
     stf.expect(1, result_for(w1, result1))
+    stf.wait()
+    return stf
+
+
+def nack() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "A contribution names the cell of its sender's previous transmission; if\n"
+                "the sender's bit is not there, the switch tells it with a NACK naming\n"
+                "that cell: the header alone when the packet is absorbed or dropped, the\n"
+                "NACK flag on a unicast RESULT, and on the sender's copy of a multicast\n"
+                "RESULT (the others' copies name the cell completed before).")
+    w1, w2 = worker(1), worker(2)
+    root_job(stf, 2, [w1, w2])
+    rewrites(stf, [w1, w2])
+    a, b = [1] * 8, [2] * 8
+
+    def nack_for(w: Host, trigger: Agg, slot: int, version: int) -> bytes:
+        alone = replace(trigger, values=[], flags=trigger.flags | FLAG_NACK)
+        return result_for(w, alone.naming(slot, version))
+
+    stf.blank()
+    stf.comment("w1's packet to (0, 0) is lost; its next one, to (1, 0), names (0, 0): it\n"
+                "is absorbed and w1 hears that (0, 0) misses its contribution.")
+    to1 = Agg(2, 1, 0, 1, a, exponent=3).naming(0, 0)
+    stf.packet(1, contribution(w1, to1))
+    stf.expect(1, nack_for(w1, to1, 0, 0))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(0, 1, 0), 0b01)
+    stf.blank()
+    stf.comment("w1's next packets name cells that have its bit: absorbed, no NACK.")
+    stf.packet(1, contribution(w1, Agg(2, 2, 0, 2, a).naming(1, 0)))
+    stf.packet(1, contribution(w1, Agg(2, 0, 0, 0, a).naming(2, 0)))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(0, 0, 0), 0b01)
+    stf.blank()
+    stf.comment("w2 completes (0, 0), then (1, 0): that RESULT names (0, 0).")
+    stf.packet(2, contribution(w2, Agg(2, 0, 0, 0, b)))
+    expect_results(stf, [w1, w2], Agg(2, 0, 0, 0, sums(a, b), flags=FLAG_RESULT))
+    stf.packet(2, contribution(w2, Agg(2, 1, 0, 1, b).naming(0, 0)))
+    result1 = Agg(2, 1, 0, 1, sums(a, b), exponent=3, flags=FLAG_RESULT)
+    expect_results(stf, [w1, w2], result1.naming(0, 0))
+    stf.wait()
+    stf.blank()
+    stf.comment("A retransmission to a cell that waits for w1, naming a cell w2 never\n"
+                "sent to: dropped, but w2 gets the NACK (a cell of another epoch, here\n"
+                "one never written, misses every bit).")
+    to3 = Agg(2, 3, 1, 67, b).naming(1, 0)
+    stf.packet(2, contribution(w2, to3))
+    stf.wait()
+    again = Agg(2, 3, 1, 67, b).naming(4, 1)
+    stf.packet(2, contribution(w2, again))
+    stf.expect(2, nack_for(w2, again, 4, 1))
+    stf.wait()
+    stf.register_read("ina_count", cell(0, 3, 1), 1)
+    stf.blank()
+    stf.comment("w1 retransmits to the complete (1, 0), naming (5, 1) where it never sent:\n"
+                "the RESULT comes back by unicast with the NACK naming (5, 1).")
+    stf.packet(1, contribution(w1, Agg(2, 1, 0, 1, a, exponent=3).naming(5, 1)))
+    stf.expect(1, result_for(w1, replace(result1, flags=FLAG_RESULT | FLAG_NACK
+                                         ).naming(5, 1)))
+    stf.wait()
+    stf.blank()
+    stf.comment("w2 completes (2, 0) naming (6, 0), where it never sent: w1's copy of the\n"
+                "RESULT names (1, 0), completed before; w2's carries the NACK for (6, 0).")
+    stf.packet(2, contribution(w2, Agg(2, 2, 0, 2, b, exponent=-1).naming(6, 0)))
+    result2 = Agg(2, 2, 0, 2, sums(a, b), exponent=0, flags=FLAG_RESULT)
+    stf.expect(1, result_for(w1, result2.naming(1, 0)))
+    stf.expect(2, result_for(w2, replace(result2, flags=FLAG_RESULT | FLAG_NACK
+                                         ).naming(6, 0)))
+    stf.wait()
+    assert FLAG_NAMED | FLAG_NAMED_VERSION == 0x0C
+    return stf
+
+
+def nack_non_root() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "A non-root switch NACKs its children as a root does, and sends its\n"
+                "aggregate upstream naming nothing (a sender whose previous transmission\n"
+                "is missing and whose packet completes the cell is left to its timer).")
+    w1, w2 = worker(1), worker(2)
+    for index, w in enumerate([w1, w2]):
+        stf.add_child(6, w.port, child_index=index, fan_in=2, is_root=False, parent_port=4)
+    stf.multicast_group(1, [1, 2], 0)
+    rewrites(stf, [w1, w2])
+    a, b = [1, 2, 3, 4, 5, 6, 7, 8], [10] * 8
+    stf.blank()
+    first = Agg(6, 2, 0, 2, a).naming(1, 0)
+    stf.packet(1, contribution(w1, first))
+    stf.expect(1, result_for(w1, replace(first, values=[], flags=FLAG_NACK | first.flags)))
+    stf.wait()
+    stf.blank()
+    stf.packet(2, contribution(w2, Agg(6, 2, 0, 2, b, exponent=1).naming(3, 1)))
+    stf.expect(4, contribution(w2, Agg(6, 2, 0, 2, sums(a, b), exponent=1)))
     stf.wait()
     return stf
 
@@ -571,6 +675,8 @@ SCENARIOS: dict[str, Callable[[], Stf]] = {
     "exponent_max": exponent_max,
     "duplicate_incomplete": duplicate_incomplete,
     "retransmit_complete": retransmit_complete,
+    "nack": nack,
+    "nack_non_root": nack_non_root,
     "isolation": isolation,
     "non_root": non_root,
     "result_filter": result_filter,

@@ -95,3 +95,36 @@ def test_ina_stf_cli_runs_the_k64_test() -> None:
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PASS" in proc.stdout
+
+
+def _bmv2_missing() -> str | None:
+    from switch.stf.bmv2_target import missing_tools
+
+    return missing_tools()
+
+
+def _run_on_bmv2(stf: Path) -> Any:
+    from switch.stf import run_stf
+
+    return run_stf(PROGRAM, stf, defines=_as_dict(defines_of(stf)), target="bmv2",
+                   strict_ports=True)
+
+
+def test_nack_stf_on_bmv2() -> None:
+    """The names and NACKs on the reference switch (the other files: the slow test)."""
+    why = _bmv2_missing()
+    if why:
+        pytest.skip(why)
+    for name in ("nack.stf", "nack_non_root.stf"):
+        result = _run_on_bmv2(STF_DIR / name)
+        assert result.passed, result.report
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stf", STF_FILES, ids=lambda p: p.stem)
+def test_stf_on_bmv2(stf: Path) -> None:
+    why = _bmv2_missing()
+    if why:
+        pytest.skip(why)
+    result = _run_on_bmv2(stf)
+    assert result.passed, result.report
