@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from baseline_helpers import loopback_peers
 
 from hosts.baselines.collective import Settings
 from hosts.baselines.local import local_meshes, run_ranks
@@ -23,7 +24,6 @@ from hosts.baselines.tcp import (
     connect_tcp_mesh,
     parse_peers,
 )
-from topologies.netutil import free_tcp_port
 
 
 def test_both_sides_sending_megabytes_at_once_does_not_deadlock() -> None:
@@ -116,10 +116,6 @@ def test_posting_to_an_unknown_rank_or_into_read_only_memory_is_refused() -> Non
 # ----------------------------------------------------------------------- TCP
 
 
-def loopback_peers(n: int) -> list[PeerAddress]:
-    return [PeerAddress("127.0.0.1", free_tcp_port()) for _ in range(n)]
-
-
 def connect_all(peers: list[PeerAddress], delays: list[float], timeout: float = 20.0
                 ) -> list[TcpMesh]:
     meshes: list[TcpMesh | None] = [None] * len(peers)
@@ -162,7 +158,6 @@ def test_tcp_mesh_retries_until_late_peers_listen_then_runs_an_allreduce() -> No
         for out in outs:
             assert np.array_equal(out, np.arange(10_001, dtype=np.float32) * 10)
         assert all(m.traffic.control_bytes_sent == 3 for m in meshes)
-        assert all(m.tcp_retransmits() == 0 for m in meshes)
     finally:
         for m in meshes:
             m.close()
@@ -172,7 +167,7 @@ def test_a_peer_that_never_listens_is_named() -> None:
     peers = loopback_peers(2)
     start = time.monotonic()
     with pytest.raises(ConnectError, match=rf"rank 1: cannot connect to rank 0 at "
-                                           rf"127.0.0.1:{peers[0].port}: Connection refused"):
+                                           rf"{peers[0]}: Connection refused"):
         connect_tcp_mesh(1, peers, timeout=0.5)
     assert time.monotonic() - start < 5
 
@@ -192,7 +187,7 @@ def test_a_stranger_is_refused_by_its_hello() -> None:
 
     th = threading.Thread(target=stranger)
     th.start()
-    with pytest.raises(ConnectError, match=r"rank 0: unexpected connection from 127.0.0.1:"
+    with pytest.raises(ConnectError, match=r"rank 0: unexpected connection from 127\.[\d.]+:"
                                            r"\d+ \(hello 494e417200010007; expected one "
                                            r"from ranks \[1\] of 2\)"):
         connect_tcp_mesh(0, peers, timeout=10)
