@@ -7,16 +7,23 @@ figures then describe the emulator. While a point runs, ``Monitor`` samples
 
 - the CPU time of each watched process with all its threads and descendants
   (``/proc/PID/stat``: utime + stime, and cutime + cstime for reaped children),
-- the time its threads spent runnable but waiting for a CPU (``/proc/PID/task/*/
-  schedstat``, the run-queue delay),
+- for each of its threads, the time on a CPU and the time runnable but waiting for
+  one (``/proc/PID/task/*/schedstat``, the run-queue delay),
 - the machine's CPU time (``/proc/stat``),
 - the bytes through each link interface (``/sys/class/net/IF/statistics``),
 
 every ``interval`` seconds from ``release`` (the moment the agents start) until the
 last agent has exited. ``MonitorReport.verdict`` then marks the point ``cpu_bound``
-when a watched process was running or waiting to run more than 90% of the time
-(it needed a whole core: it set the pace, not the links) for most of the run, or when
-the whole machine was busy while the busiest link carried well under its rate.
+
+- when a watched process used more than 90% of a core for most of the run (saturated),
+- or when the busiest link carried well under its rate (less than 80%) while a CPU was
+  saturated: all the machine's cores more than 90% busy, or a thread of a watched
+  process running or waiting to run more than 90% of the time (starved: it would have
+  used a core it could not get) for most of the run.
+
+A starved switch that still keeps its links busy only adds latency, which the window
+hides; its point stands. Threads count one by one: helper threads that wake up often
+and queue briefly each (gRPC's pollers in the switch) do not add up to a starved one.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from typing import Any
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 BUSY = 0.9  # of a core (or of all cores, for the machine)
 MOSTLY = 0.5  # of the run's samples
-IDLE_LINK = 0.5  # of the link rate
+IDLE_LINK = 0.8  # of the link rate: "well under" it
 MIN_SAMPLES = 3  # fewer: judge by the mean over the run instead
 CHILDREN_EVERY = 10  # samples between looks for new descendants
 PROC = Path("/proc")
@@ -78,19 +85,20 @@ def descendants_of(pid: int, proc: Path = PROC) -> list[int]:
     return out
 
 
-def process_wait(pid: int, proc: Path = PROC) -> int:
-    """Nanoseconds the threads of ``pid`` have spent runnable, waiting for a CPU."""
-    total = 0
+def thread_times(pid: int, proc: Path = PROC) -> dict[int, tuple[int, int]]:
+    """Every thread of ``pid``: (ns on a CPU, ns runnable but waiting for one)."""
+    out: dict[int, tuple[int, int]] = {}
     try:
         tasks = list((proc / str(pid) / "task").iterdir())
     except OSError:
-        return 0
+        return out
     for task in tasks:
         try:
-            total += int((task / "schedstat").read_text().split()[1])
-        except (OSError, IndexError, ValueError):
+            run, wait = (task / "schedstat").read_text().split()[:2]
+            out[int(task.name)] = (int(run), int(wait))
+        except (OSError, ValueError):
             continue
-    return total
+    return out
 
 
 def machine_ticks(proc: Path = PROC) -> tuple[int, int]:
@@ -119,18 +127,27 @@ class ProcessUse:
     name: str
     role: str  # "switch" or "agent"
     pid: int
-    cpu_mean: float = 0.0  # cores, over the run
+    cpu_mean: float = 0.0  # cores, all threads and children, over the run
     cpu_max: float = 0.0  # cores, the busiest sample
-    wait_mean: float = 0.0  # cores' worth of waiting for a CPU, over the run
-    busy_fraction: float = 0.0  # share of the samples with CPU + wait above BUSY
+    thread_run: float = 0.0  # the busiest thread: share of the run on a CPU
+    thread_wait: float = 0.0  # ... and waiting for one
+    busy_fraction: float = 0.0  # share of the samples above BUSY of a core
+    starved_fraction: float = 0.0  # share of the samples in which a thread needed a core
     samples: int = 0
 
     @property
-    def busy(self) -> bool:
-        """It needed a whole core (running or waiting to run) for most of the run."""
+    def saturated(self) -> bool:
+        """It used more than BUSY of a core for most of the run."""
         if self.samples < MIN_SAMPLES:
-            return self.cpu_mean + self.wait_mean > BUSY
+            return self.cpu_mean > BUSY
         return self.busy_fraction > MOSTLY
+
+    @property
+    def starved(self) -> bool:
+        """A thread was running or waiting to run most of the time, most of the run."""
+        if self.samples < MIN_SAMPLES:
+            return self.thread_run + self.thread_wait > BUSY
+        return self.starved_fraction > MOSTLY
 
 
 @dataclass
@@ -171,13 +188,20 @@ class MonitorReport:
 
     def verdict(self) -> list[str]:
         """Why the point is CPU-bound (empty: it is not)."""
-        reasons = [f"{p.name} ({p.role}) needed more than {BUSY:.0%} of a core for "
-                   f"{p.busy_fraction:.0%} of the run (running {p.cpu_mean:.0%}, waiting "
-                   f"for a CPU {p.wait_mean:.0%})" for p in self.processes if p.busy]
+        reasons = [f"{p.name} ({p.role}) used more than {BUSY:.0%} of a core for "
+                   f"{p.busy_fraction:.0%} of the run (mean {p.cpu_mean:.0%})"
+                   for p in self.processes if p.saturated]
         link = self.busiest_link_utilization
-        if self.machine_busy and link is not None and link < IDLE_LINK:
-            reasons.append(f"the machine's {self.cores} cores were {self.machine_cpu_mean:.0%} "
-                           f"busy while the busiest link carried {link:.0%} of its rate")
+        if link is None or link >= IDLE_LINK:
+            return reasons
+        carried = f"while the busiest link carried {link:.0%} of its rate"
+        reasons += [f"{p.name} ({p.role}) was starved: its busiest thread ran "
+                    f"{p.thread_run:.0%} of the time and waited for a CPU "
+                    f"{p.thread_wait:.0%}, {carried}"
+                    for p in self.processes if p.starved and not p.saturated]
+        if self.machine_busy:
+            reasons.append(f"the machine's {self.cores} cores were "
+                           f"{self.machine_cpu_mean:.0%} busy {carried}")
         return reasons
 
     def to_json(self) -> dict[str, Any]:
@@ -199,10 +223,10 @@ class _Watched:
     descendants: list[int]
     ticks: int = 0  # the tree's CPU ticks at the previous sample
     first: int = 0  # ... at the release
-    wait: int = 0  # the tree's run-queue wait (ns) at the previous sample
-    first_wait: int = 0
+    threads: dict[int, tuple[int, int]] = field(default_factory=dict)  # previous sample
+    first_threads: dict[int, tuple[int, int]] = field(default_factory=dict)  # release
     cpu: list[float] = field(default_factory=list)  # per sample, cores
-    demand: list[float] = field(default_factory=list)  # per sample, CPU + wait
+    demand: list[float] = field(default_factory=list)  # per sample, busiest thread
     alive: bool = True
 
 
@@ -269,10 +293,14 @@ class Monitor:
     def _baseline(self, w: _Watched) -> None:
         tree = [w.pid, *w.descendants]
         w.ticks = w.first = self._tree_ticks(tree)
-        w.wait = w.first_wait = self._tree_wait(tree)
+        w.threads = self._tree_threads(tree)
+        w.first_threads = dict(w.threads)
 
-    def _tree_wait(self, pids: Iterable[int]) -> int:
-        return sum(process_wait(pid, self.proc) for pid in pids)
+    def _tree_threads(self, pids: Iterable[int]) -> dict[int, tuple[int, int]]:
+        out: dict[int, tuple[int, int]] = {}
+        for pid in pids:
+            out.update(thread_times(pid, self.proc))
+        return out
 
     def _tree_ticks(self, pids: Iterable[int]) -> int:
         total = 0
@@ -313,13 +341,16 @@ class Monitor:
                 w.alive = False
             if st is not None:
                 ticks = st[1] + self._tree_ticks(w.descendants)
-                wait = self._tree_wait([w.pid, *w.descendants])
+                threads = self._tree_threads([w.pid, *w.descendants])
                 if dt > 0:
-                    cpu = max(ticks - w.ticks, 0) / CLK_TCK / dt
-                    w.cpu.append(cpu)
-                    w.demand.append(cpu + max(wait - w.wait, 0) / 1e9 / dt)
+                    w.cpu.append(max(ticks - w.ticks, 0) / CLK_TCK / dt)
+                    w.demand.append(max(
+                        [_busy_ns(now_, w.threads.get(tid)) / 1e9 / dt
+                         for tid, now_ in threads.items()], default=0.0))
                 w.ticks = max(ticks, w.ticks)
-                w.wait = max(wait, w.wait)
+                w.threads.update(threads)
+                for tid in threads:  # threads born since the release start from zero
+                    w.first_threads.setdefault(tid, (0, 0))
             if w.role == "agent" and w.alive:
                 agents_running = True
         busy, total = machine_ticks(self.proc)
@@ -342,15 +373,26 @@ class Monitor:
                                _share_above(self._machine, BUSY), len(self._machine))
         for w in self._watched:
             mean = (w.ticks - w.first) / CLK_TCK / seconds if seconds > 0 else 0.0
-            wait = (w.wait - w.first_wait) / 1e9 / seconds if seconds > 0 else 0.0
+            run = wait = 0.0
+            if seconds > 0 and w.threads:
+                tid = max(w.threads, key=lambda t: _busy_ns(w.threads[t],
+                                                            w.first_threads.get(t)))
+                (r1, w1), (r0, w0) = w.threads[tid], w.first_threads.get(tid, (0, 0))
+                run, wait = (r1 - r0) / 1e9 / seconds, (w1 - w0) / 1e9 / seconds
             report.processes.append(ProcessUse(
-                w.name, w.role, w.pid, mean, max(w.cpu, default=0.0), wait,
-                _share_above(w.demand, BUSY), len(w.cpu)))
+                w.name, w.role, w.pid, mean, max(w.cpu, default=0.0), run, wait,
+                _share_above(w.cpu, BUSY), _share_above(w.demand, BUSY), len(w.cpu)))
         for iface, rate in self.link_rates.items():
             if iface in self._links0 and iface in self._links1:
                 (r0, t0_), (r1, t1) = self._links0[iface], self._links1[iface]
                 report.links.append(LinkUse(iface, r1 - r0, t1 - t0_, rate))
         return report
+
+
+def _busy_ns(now: tuple[int, int], before: tuple[int, int] | None) -> int:
+    """A thread's running plus waiting time between two samples."""
+    r0, w0 = before or (0, 0)
+    return max(now[0] - r0, 0) + max(now[1] - w0, 0)
 
 
 def _share_above(samples: list[float], level: float) -> float:

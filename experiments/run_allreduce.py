@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import os
 import traceback
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -104,6 +105,8 @@ class NetworkRunner:
         net = AllReduceNet(self.topo, self.work_dir, self.target, self.bw, self.k)
         net.start()
         self.net = net
+        for pid in switch_pids(net).values():
+            raise_priority(pid, SWITCH_NICE)
         self.impairment = None
         return net
 
@@ -143,7 +146,12 @@ class NetworkRunner:
         record["job"] = job.to_json()
         monitor = Monitor(link_rates(net))
         monitor.watch(switch_pids(net), "switch")
-        net.agent_watch = monitor.release
+        def release(agents: dict[str, int]) -> None:
+            for pid in agents.values():
+                raise_priority(pid, AGENT_NICE)
+            monitor.release(agents)
+
+        net.agent_watch = release
         before = switch_counters(net)
         outcome: JobOutcome | None = None
         try:
@@ -168,6 +176,26 @@ class NetworkRunner:
         with open(self.run_dir.path / "errors.log", "a") as log:
             log.write(f"point {point.index + 1} ({point.label}):\n")
             log.write("".join(traceback.format_exception(error)) + "\n")
+
+
+SWITCH_NICE = -10
+AGENT_NICE = -5
+
+
+def raise_priority(pid: int, nice: int) -> None:
+    """Give every thread of ``pid`` the scheduling priority ``nice`` (threads it starts
+    later inherit it), so that work outside the experiment does not take the CPU from
+    the emulated network: a switch is hardware and a host has its own cores. Quietly
+    nothing where that is not allowed."""
+    try:
+        tasks = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return
+    for tid in tasks:
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+        except OSError:
+            pass
 
 
 def switch_pids(net: AllReduceNet) -> dict[str, int]:

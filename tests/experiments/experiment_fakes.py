@@ -48,7 +48,8 @@ class FakeRunner:
         busy = (o.algo, o.size) in self.cpu_bound
         report = MonitorReport(
             seconds, 0.05, 2, 0.5, 0.0, 20,
-            [ProcessUse("s1", "switch", 100, 0.95 if busy else 0.4, 1.0, 0.01,
+            [ProcessUse("s1", "switch", 100, 0.95 if busy else 0.4, 1.0,
+                        0.95 if busy else 0.4, 0.01, 0.9 if busy else 0.0,
                         0.9 if busy else 0.0, 20)],
             [LinkUse(f"s1-eth{i}", int(model["wire_bytes_sent_per_host"] * 1.01), 0, o.bw)
              for i in range(1, n + 1)])

@@ -70,13 +70,18 @@ def test_busy_loop_is_a_whole_core_and_a_sleeper_none() -> None:
     # the core the loop got (1.0 on a quiet machine, less when others compete)
     assert use["busy"].cpu_mean == pytest.approx(cpu / wall, abs=0.15)
     assert use["busy"].cpu_mean * report.seconds == pytest.approx(CPU_S, abs=0.15)
-    assert use["idle"].cpu_mean < 0.05 and not use["idle"].busy
+    assert use["idle"].cpu_mean < 0.05 and not use["idle"].saturated
     assert use["busy"].samples >= 10
-    # running or waiting to run all along: it needed a whole core
-    assert use["busy"].cpu_mean + use["busy"].wait_mean == pytest.approx(1.0, abs=0.15)
-    assert use["busy"].busy
-    [reason] = report.verdict()
-    assert reason.startswith("busy (agent) needed more than 90% of a core for ")
+    # running or waiting to run all along: it would have used a whole core
+    assert use["busy"].thread_run + use["busy"].thread_wait == pytest.approx(1.0, abs=0.15)
+    assert use["busy"].thread_run == pytest.approx(use["busy"].cpu_mean, abs=0.1)
+    assert use["busy"].starved and not use["idle"].starved
+    if cpu / wall > 0.95:  # it had a core: saturated, which alone makes it cpu_bound
+        assert use["busy"].saturated
+        [reason] = report.verdict()
+        assert reason.startswith("busy (agent) used more than 90% of a core for ")
+    elif cpu / wall < 0.8:  # others held the CPU: starved, not saturated
+        assert not use["busy"].saturated
 
 
 def test_two_loops_on_one_core_each_wait_half_the_time() -> None:
@@ -87,9 +92,9 @@ def test_two_loops_on_one_core_each_wait_half_the_time() -> None:
         # each got about half of core 0 and waited for it the rest of the time: the
         # CPU figure alone would not show that they set the pace
         assert use.cpu_mean < 0.75
-        assert use.wait_mean > 0.25
-        assert use.cpu_mean + use.wait_mean == pytest.approx(1.0, abs=0.15)
-        assert use.busy
+        assert use.thread_wait > 0.25
+        assert use.thread_run + use.thread_wait == pytest.approx(1.0, abs=0.15)
+        assert use.starved and not use.saturated
 
 
 def test_a_child_counts_for_its_parent() -> None:
@@ -137,19 +142,25 @@ def report(processes: list[ProcessUse], machine: float, link_bytes: int,
 
 
 def test_verdict() -> None:
-    calm = ProcessUse("s1", "switch", 1, 0.5, 0.7, 0.1, 0.0, 20)
-    saturated = ProcessUse("s1", "switch", 1, 0.57, 1.0, 0.4, 0.95, 20)
-    # a switch that needed a whole core makes the point cpu_bound, whatever the links did
-    assert report([saturated], 0.6, 1_250_000).verdict() == [
-        "s1 (switch) needed more than 90% of a core for 95% of the run (running 57%, "
-        "waiting for a CPU 40%)"]
-    # a busy machine with a busy link is fine; with an idle link it is not
-    assert report([calm], 0.95, 1_200_000).verdict() == []
-    [reason] = report([calm], 0.95, 300_000).verdict()
-    assert reason == ("the machine's 2 cores were 95% busy while the busiest link "
-                      "carried 24% of its rate")
-    assert report([calm], 0.5, 300_000).verdict() == []
-    # too few samples for "most of the run": the mean decides
-    assert ProcessUse("h1", "agent", 2, 0.6, 0.6, 0.35, 0.0, 2).busy
-    assert not ProcessUse("h1", "agent", 2, 0.6, 0.6, 0.2, 0.0, 2).busy
-    assert report([calm], 0.6, 300_000).to_json()["busiest_link_utilization"] == 0.24
+    calm = ProcessUse("s1", "switch", 1, 0.5, 0.7, 0.4, 0.1, 0.0, 0.0, 20)
+    saturated = ProcessUse("s1", "switch", 1, 0.97, 1.0, 0.95, 0.02, 0.95, 0.95, 20)
+    starved = ProcessUse("s1", "switch", 1, 0.2, 0.4, 0.2, 0.7, 0.0, 0.8, 20)
+    busy_link, idle_link = 1_200_000, 300_000  # bytes in 1 s on 10 Mbit/s: 96%, 24%
+    # a saturated switch makes the point cpu_bound, whatever the links did
+    assert report([saturated], 0.6, busy_link).verdict() == [
+        "s1 (switch) used more than 90% of a core for 95% of the run (mean 97%)"]
+    # a starved one only when the links were idle; with them busy it only added latency
+    assert report([starved], 0.6, busy_link).verdict() == []
+    assert report([starved], 0.6, idle_link).verdict() == [
+        "s1 (switch) was starved: its busiest thread ran 20% of the time and waited for a "
+        "CPU 70%, while the busiest link carried 24% of its rate"]
+    # so is a busy machine
+    assert report([calm], 0.95, busy_link).verdict() == []
+    assert report([calm], 0.95, idle_link).verdict() == [
+        "the machine's 2 cores were 95% busy while the busiest link carried 24% of its rate"]
+    assert report([calm], 0.5, idle_link).verdict() == []
+    # too few samples for "most of the run": the means decide
+    assert ProcessUse("h1", "agent", 2, 0.95, 0.95, 0.95, 0.0, 0.0, 0.0, 2).saturated
+    assert ProcessUse("h1", "agent", 2, 0.6, 0.6, 0.6, 0.35, 0.0, 0.0, 2).starved
+    assert not ProcessUse("h1", "agent", 2, 0.6, 0.6, 0.6, 0.2, 0.0, 0.0, 2).starved
+    assert report([calm], 0.6, idle_link).to_json()["busiest_link_utilization"] == 0.24
