@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 
@@ -75,9 +76,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
                             window=args.window, include_dirs=args.include_dirs,
                             defines=args.defines)
     if args.what == "allreduce":
-        from ina.bench_allreduce import bench_allreduce
+        from ina.bench_allreduce import BenchRequest, bench_allreduce
 
-        return bench_allreduce(args.bw, args.size, window=args.window, k=args.k)
+        request = BenchRequest(bw=args.bw, size=args.size, window=args.window,
+                               repeat=args.repeat, runs_dir=args.runs_dir)
+        if args.topo:
+            request = replace(request, topos=tuple(args.topo))
+        if args.k:
+            request = replace(request, ks=tuple(args.k))
+        if args.loss:
+            request = replace(request, losses=tuple(args.loss))
+        return bench_allreduce(request)
     print(f"ina bench: unknown benchmark {args.what!r}", file=sys.stderr)
     return 2
 
@@ -131,18 +140,26 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--count", type=int, default=20000, help="packets to inject")
     p.add_argument("--stf", metavar="FILE.stf",
                    help="set the switch up with an STF file and inject its packets")
-    p.add_argument("--bw", type=float, default=100.0, metavar="MBPS",
-                   help="allreduce: the link rate in Mbit/s (default 100)")
-    p.add_argument("--size", type=int, default=100_000, metavar="N",
-                   help="allreduce: values per worker (default 100000)")
+    p.add_argument("--bw", type=float, default=20.0, metavar="MBPS",
+                   help="allreduce: the link rate in Mbit/s (default 20)")
+    p.add_argument("--size", type=int, default=300_000, metavar="N",
+                   help="allreduce: values per worker (default 300000)")
     p.add_argument("--workers", type=int, default=2, metavar="N",
                    help="switch, aggregation program: worker ports (default 2)")
     p.add_argument("--window", type=int, default=64, metavar="S",
                    help="switch (aggregation program) and allreduce: chunks in flight = "
                         "the job's slots (default 64)")
-    p.add_argument("--k", type=int, default=64, metavar="K",
-                   help="allreduce: values per packet (8, 16, 32, 64, 128 or 256; "
-                        "default 64)")
+    p.add_argument("--k", action="append", metavar="K[,K...]",
+                   help="allreduce: values per packet (8, 16, 32, 64, 128, 256; "
+                        "default 64,256)")
+    p.add_argument("--topo", action="append", metavar="SPEC",
+                   help="allreduce: topology, repeatable (default star,4 and star,8)")
+    p.add_argument("--loss", action="append", metavar="P[,P...]",
+                   help="allreduce: loss rates on every switch port (default 0,0.01,0.05)")
+    p.add_argument("--repeat", default=1, metavar="R",
+                   help="allreduce: measure every point R times (default 1)")
+    p.add_argument("--runs-dir", default="runs", metavar="DIR",
+                   help="allreduce: where the run directories go (default runs/)")
     p.set_defaults(func=cmd_bench)
 
     p = verbs.add_parser("demo", help="in-network vs ring vs parameter server on a "
