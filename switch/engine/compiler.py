@@ -16,6 +16,7 @@ from typing import Any
 
 from switch.engine import rt
 from switch.engine.codegen import ArchHooks, ModuleBuilder, StmtInfo, UnsupportedError
+from switch.engine.codegen_emits import EmitMixin
 from switch.engine.codegen_expr import is_aggregate
 from switch.engine.codegen_lanes import LaneMixin, plan_lane_storage
 from switch.engine.codegen_parser import ParserMixin
@@ -32,7 +33,7 @@ __all__ = ["CompiledProgram", "FuncGen", "UnsupportedError", "build_profiles", "
            "build_value_sets", "compile_program"]
 
 
-class FuncGen(LaneMixin, ParserMixin):
+class FuncGen(LaneMixin, EmitMixin, ParserMixin):
     """Code generator for one Python function (all mixins together)."""
 
 

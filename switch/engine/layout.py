@@ -188,10 +188,13 @@ class TypeGen:
         self.source: list[str] = []
         self.layouts: dict[str, list[FieldPlan]] = {}
         # global name -> object the classes use (struct formats, numpy dtypes, ...)
-        self.globals: dict[str, Any] = {"_np_zeros": np.zeros, "_np_frombuffer": np.frombuffer,
+        self.globals: dict[str, Any] = {"_np_frombuffer": np.frombuffer,
                                         "_np_array_equal": np.array_equal,
                                         "_array_field": array_field}
         self._used: set[str] = set()
+        # header class -> its pack() as (struct format without the byte order, the
+        # argument expressions on "self."), for headers with a fixed layout
+        self.pack_plans: dict[str, tuple[str, list[str]]] = {}
         # header type -> its array runs as (first field index, count), planned before
         # the header's class is generated
         self._array_runs: dict[T.Header, list[tuple[int, int]]] = {}
@@ -298,6 +301,16 @@ class TypeGen:
                 return array_attr(t, a), first - a, n
         return None
 
+    def _zeros(self, dtype_name: str, size: int) -> str:
+        """A global name for a read-only array of ``size`` zeros (copying it is faster
+        than making zeros)."""
+        name = f"_Z{dtype_name}_{size}"
+        if name not in self.globals:
+            z = np.zeros(size, self.globals[dtype_name])
+            z.flags.writeable = False
+            self.globals[name] = z
+        return name
+
     def dtype_name(self, t: T.Type, big_endian: bool = False) -> str:
         """A global name for the numpy dtype of ``bit<W>``/``int<W>`` values (W in 8,
         16, 32, 64), native or big-endian."""
@@ -339,7 +352,7 @@ class TypeGen:
         for a, cls in nested.items():
             src.append(f"        self.{a} = {cls}()")
         for a, (dt, size) in arrays.items():
-            src.append(f"        self.{a} = _np_zeros({size}, {dt})")
+            src.append(f"        self.{a} = {self._zeros(dt, size)}.copy()")
         for p in plain:
             if "." not in p.attr:
                 src.append(f"        self.{p.attr} = {'False' if p.is_bool else '0'}")
@@ -373,10 +386,11 @@ class TypeGen:
         chunks = plan_chunks(plans)
         if chunks is None:
             return ["    def pack(self):", "        return _pack_generic(self)"]
-        fmt = ">" + "".join(c.code for c in chunks)
+        fmt = "".join(c.code for c in chunks)
         sname = f"_ST_{name}"
-        self.globals[sname] = struct.Struct(fmt)
-        args = []
+        self.globals[sname] = struct.Struct(">" + fmt)
+        args: list[str] = []
+        self.pack_plans[name] = (fmt, args)
         for c in chunks:
             if c.array:
                 args.append(f"self.{c.array}.{self._to_wire(c)}.tobytes()")
