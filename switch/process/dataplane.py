@@ -119,19 +119,19 @@ class Dataplane:
                 for port, _ in frames:
                     drops[port][DROP_NO_PIPELINE] += 1
                 return
-            inject = sw.inject
-            for port, frame in frames:
-                if trace is not None:
-                    trace.start_packet(port, what)
-                try:
-                    out = inject(port, frame)
-                except Exception as e:  # noqa: BLE001 - one bad packet must not stop the switch
-                    self._failed(port, frame, e)
-                    continue
-                if out:
-                    outputs.extend(out)
-                else:
-                    drops[port][DROP_P4] += 1
+            with sw.batch() as inject:
+                for port, frame in frames:
+                    if trace is not None:
+                        trace.start_packet(port, what)
+                    try:
+                        out = inject(port, frame)
+                    except Exception as e:  # noqa: BLE001 - one bad packet must not stop it
+                        self._failed(port, frame, e)
+                        continue
+                    if out:
+                        outputs.extend(out)
+                    else:
+                        drops[port][DROP_P4] += 1
             digests = bool(getattr(sw, "digests", None))
         if digests:
             server.poll_digests()

@@ -8,9 +8,10 @@ threads are serialised.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from switch.engine.codegen import UnsupportedError
@@ -145,6 +146,13 @@ class V1Switch:
         order, as (port, bytes)."""
         with self.lock:
             return self.pipeline.inject(port, data)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Callable[[int, bytes], list[tuple[int, bytes]]]]:
+        """Hold the switch for a batch of packets: yields ``inject`` that does not take
+        the lock for each packet."""
+        with self.lock:
+            yield self.pipeline.inject
 
     # ----------------------------------------------------------------- tables
 
