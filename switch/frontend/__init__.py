@@ -50,7 +50,7 @@ def compile_text(
 def compile_preprocessed(source: object, filename: str) -> Program:
     """Parse and check already-preprocessed source (anything with ``text``,
     ``origin(line)`` and ``source_line(line)``)."""
-    from switch.frontend.check import check
+    from switch.frontend.check import check, check_target_limits
     from switch.frontend.p4info import assign_ids
     from switch.frontend.parser import parse
 
@@ -60,6 +60,8 @@ def compile_preprocessed(source: object, filename: str) -> Program:
     program = check(tree, source, diags)
     diags.check()
     assign_ids(program, diags)
+    diags.check()
+    check_target_limits(program, diags)
     diags.check()
     program.warnings = [d for d in diags.items if d.severity == "warning"]
     return program

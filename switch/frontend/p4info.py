@@ -34,6 +34,7 @@ from p4.config.v1 import p4info_pb2, p4types_pb2
 from switch.frontend import ast as A
 from switch.frontend import p4info_ids as ids
 from switch.frontend import types as T
+from switch.frontend.check.instantiate import folded_value
 from switch.frontend.diagnostics import Diagnostics
 from switch.frontend.p4info_ids import IdError, SymbolTable
 from switch.frontend.program import (
@@ -407,6 +408,33 @@ def _calls(node: object) -> Iterator[A.Call]:
             yield n
 
 
+def _live_walk(node: object, block: BlockInstance) -> Iterator[A.Node]:
+    """``_walk`` without the branches of an ``if`` whose condition the block's
+    constructor arguments decide (p4c folds them away, with the tables only they
+    apply)."""
+    if isinstance(node, A.If):
+        taken = folded_value(node.cond, block)
+        if isinstance(taken, bool):
+            yield node
+            yield from _walk(node.cond)
+            branch = node.then if taken else node.other
+            yield from _live_walk(branch, block)
+            return
+    if isinstance(node, A.Node):
+        yield node
+        for name in _child_fields(type(node)):
+            yield from _live_walk(getattr(node, name, None), block)
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            yield from _live_walk(item, block)
+
+
+def _live_calls(node: object, block: BlockInstance) -> Iterator[A.Call]:
+    for n in _live_walk(node, block):
+        if isinstance(n, A.Call):
+            yield n
+
+
 # ------------------------------------------------------------------------ analysis
 
 
@@ -584,7 +612,7 @@ class _Analyzer:
         """Local sub-block instances that ``block`` applies (unapplied ones are removed
         by p4c, being neither tables nor extern instances)."""
         names = set()
-        for call in _calls(self._body(block)):
+        for call in _live_calls(self._body(block), block):
             target = call.target
             if isinstance(target, A.CallSubApply):
                 names.add(target.instance.name)
@@ -617,7 +645,7 @@ class _Analyzer:
 
     def _body_calls(self, block: BlockInstance) -> Iterator[tuple[A.Call, BlockInstance]]:
         """Calls in the block's body, with applied sub-block bodies at their call sites."""
-        for call in _calls(self._body(block)):
+        for call in _live_calls(self._body(block), block):
             yield call, block
             target = call.target
             if isinstance(target, A.CallSubApply):
@@ -752,7 +780,7 @@ class _Analyzer:
                 used_tables = self._control(block, flat)
                 for d, b in flat:
                     if isinstance(d, A.TableDecl):
-                        level3.append((d, b, id(d) in used_tables))
+                        level3.append((d, b, (id(d), id(b)) in used_tables))
                     elif isinstance(d, A.Instantiation):
                         level3.append((d, b, True))
             else:
@@ -819,43 +847,46 @@ class _Analyzer:
             _field_ids([list(k.annotations) for k in keys], self._error, [k.pos for k in keys])
 
     def _control(self, block: BlockInstance,
-                 flat: list[tuple[A.Declaration, BlockInstance]]) -> set[int]:
-        """Visit a control: list its actions and digests. Returns the ids of the table
-        declarations that are applied.
+                 flat: list[tuple[A.Declaration, BlockInstance]]) -> set[tuple[int, int]]:
+        """Visit a control: list its actions and digests. Returns the tables that are
+        applied, as (id of the declaration, id of the block instance).
 
         p4c inlines an action called from another action into its caller, so only the
         actions of applied tables and those the body calls directly are listed; one the
         body calls loses its directionless parameters (they become locals bound to the
         call's arguments) unless a table of the control also lists it. The first control
         to list an action name decides its entry."""
-        used_tables: set[int] = set()
-        used: dict[int, _Action] = {}
+        used_tables: set[tuple[int, int]] = set()  # (id(table decl), id(block))
+        used: dict[int, _Action] = {}  # by id of the action record
         in_tables: set[int] = set()
 
-        tables_by_decl: dict[int, TableInstance] = {}
+        tables: dict[tuple[int, int], TableInstance] = {}
         for d, b in flat:
             if isinstance(d, A.TableDecl):
                 t = self._tables.get((id(d), id(b)))
                 if t is not None:
-                    tables_by_decl[id(d)] = t
+                    tables[(id(d), id(b))] = t
         body_calls = list(self._body_calls(block))
-        for call, _ in body_calls:
+        for call, where in body_calls:
             target = call.target
-            if isinstance(target, A.CallTableApply) and id(target.table) in tables_by_decl:
-                used_tables.add(id(target.table))
-        table_uses: dict[int, list[_Action]] = {}
-        for d, _b in flat:
-            if isinstance(d, A.TableDecl) and id(d) in used_tables:
-                t = tables_by_decl[id(d)]
+            if isinstance(target, A.CallTableApply):
+                key = (id(target.table), id(where))
+                if key in tables:
+                    used_tables.add(key)
+        table_uses: dict[tuple[int, int], list[_Action]] = {}
+        for d, b in flat:
+            key = (id(d), id(b))
+            if isinstance(d, A.TableDecl) and key in used_tables:
+                t = tables[key]
                 refs = self._table_actions(t)
-                table_uses[id(d)] = self._table_actions_used(t, refs, self._default_action(t, refs))
-                for action in table_uses[id(d)]:
-                    used.setdefault(id(action.decl), action)
-                    in_tables.add(id(action.decl))
+                table_uses[key] = self._table_actions_used(t, refs, self._default_action(t, refs))
+                for action in table_uses[key]:
+                    used.setdefault(id(action), action)
+                    in_tables.add(id(action))
         for call, where in body_calls:
             if isinstance(call.target, A.CallAction):
                 action = self._action(call.target.action, where)
-                used.setdefault(id(action.decl), action)
+                used.setdefault(id(action), action)
         # First uses of top-level actions follow p4c's IR order: the table properties,
         # then the apply body.
         order: list[_Action] = []
@@ -864,9 +895,9 @@ class _Analyzer:
             if self._is_global(action) and action not in order:
                 order.append(action)
 
-        for d, _b in flat:
-            if isinstance(d, A.TableDecl) and id(d) in table_uses:
-                for action in table_uses[id(d)]:
+        for d, b in flat:
+            if isinstance(d, A.TableDecl) and (id(d), id(b)) in table_uses:
+                for action in table_uses[(id(d), id(b))]:
                     first_use(action)
         for call, where in body_calls:
             if isinstance(call.target, A.CallAction):
@@ -874,7 +905,8 @@ class _Analyzer:
         # The order p4c lists them in: top-level actions (copied into the control) by
         # first use, then the control's own, in declaration order.
         listed = [a for a in order if self._is_global(a)]
-        listed += [used[id(d)] for d, _ in flat if isinstance(d, A.ActionDecl) and id(d) in used]
+        own = [self._action(d, b) for d, b in flat if isinstance(d, A.ActionDecl)]
+        listed += [a for a in own if id(a) in used]
         model = self.model
         names = {a.fqn for a in model.actions} | model.hidden_actions
         for action in listed:
@@ -885,7 +917,7 @@ class _Analyzer:
                     model.hidden_actions.add(action.fqn)
                     continue
                 model.actions.append(action)
-                if id(action.decl) not in in_tables:
+                if id(action) not in in_tables:
                     model.paramless_actions.add(action.fqn)
                     continue
                 params = [p for p in action.decl.params if p.direction == ""]

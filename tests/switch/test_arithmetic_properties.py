@@ -197,11 +197,12 @@ op("cat_8_8", 16, False, "$a8 ++ $b8", lambda i: (i["a8"] << 8) | i["b8"])
 op("cat_16_8", 24, False, "$a16 ++ $a8", lambda i: (i["a16"] << 8) | i["a8"])
 op("cat_32_32", 64, False, "$a32 ++ $b32", lambda i: (i["a32"] << 32) | i["b32"])
 
-# Division and modulo by a positive run-time value.
-op("div_16", 16, False, "$a16 / ($b16 | 16w1)", lambda i: i["a16"] // (i["b16"] | 1))
-op("mod_16", 16, False, "$a16 % ($b16 | 16w1)", lambda i: i["a16"] % (i["b16"] | 1))
-op("div_8", 8, False, "$a8 / ($b8 | 8w1)", lambda i: i["a8"] // (i["b8"] | 1))
-op("mod_8", 8, False, "$a8 % ($b8 | 8w1)", lambda i: i["a8"] % (i["b8"] | 1))
+# Division and modulo by a power of two (BMv2 has no division: p4c-bm2-ss turns these
+# into shifts and masks and rejects the others).
+op("div_16", 16, False, "$a16 / 16w8", lambda i: i["a16"] // 8)
+op("mod_16", 16, False, "$a16 % 16w16", lambda i: i["a16"] % 16)
+op("div_8", 8, False, "$a8 / 8w4", lambda i: i["a8"] // 4)
+op("mod_8", 8, False, "$a8 % 8w2", lambda i: i["a8"] % 2)
 
 # Boolean logic.
 op("logic", 1, False,

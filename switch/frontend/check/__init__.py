@@ -11,6 +11,11 @@
 3. ``instantiate``: the ``main`` package instantiated into a ``Program`` with p4c's
    control-plane names.
 
+``check_bmv2_limits`` (what p4c-bm2-ss rejects because BMv2 cannot run it: shift
+amounts, division, the statements of the parser, checksum controls and deparser, the
+externs BMv2 lacks) runs on the instantiated program once its P4Info ids are assigned,
+as p4c's back end runs after its P4Info is written.
+
 Like p4c, checking stops after a pass that reported errors; the caller turns the
 collected diagnostics into a ``CompileError``.
 """
@@ -18,6 +23,7 @@ collected diagnostics into a ``CompileError``.
 from __future__ import annotations
 
 from switch.frontend import ast as A
+from switch.frontend.check.check_bmv2_limits import check_bmv2_limits
 from switch.frontend.check.check_default_values import check_default_values
 from switch.frontend.check.check_types import Checker
 from switch.frontend.check.context import Context
@@ -27,7 +33,7 @@ from switch.frontend.check.specialize_blocks import specialize_blocks
 from switch.frontend.diagnostics import Diagnostics
 from switch.frontend.program import Program
 
-__all__ = ["check"]
+__all__ = ["check", "check_target_limits"]
 
 
 def check(source_file: A.SourceFile, preprocessed: object, diags: Diagnostics) -> Program:
@@ -49,3 +55,8 @@ def check(source_file: A.SourceFile, preprocessed: object, diags: Diagnostics) -
     if len(diags.errors) > errors:
         return empty
     return instantiate(ctx, preprocessed, filename)
+
+
+def check_target_limits(program: Program, diags: Diagnostics) -> None:
+    """Report what BMv2 cannot run in a checked program (see ``check_bmv2_limits``)."""
+    check_bmv2_limits(program, diags)

@@ -63,6 +63,8 @@ def check_top_level(chk: Checker, d: A.Declaration | A.Node) -> None:
         _control(chk, d)
     elif isinstance(d, A.Instantiation):
         instantiation(chk, d)
+        if isinstance(d.type, T.ParserOrControl) and d.type.kind != "package":
+            chk.decl_error(d, f"{d.name}: cannot instantiate at top-level", kind="invalid")
     elif isinstance(d, A.Unsupported):
         pass  # reported by name resolution
     else:

@@ -873,11 +873,10 @@ def coerce(
 
 
 def has_default(t: T.Type) -> bool:
-    """Whether values of ``t`` have a default value (what ``...`` stands for)."""
+    """Whether values of ``t`` have a default value (what ``...`` stands for). A type
+    introduced by ``type`` has none, as in p4c."""
 
     def leaf(x: T.Type) -> bool:
-        if isinstance(x, T.NewType):
-            return has_default(x.underlying)
         return isinstance(x, (T.Bits, T.InfInt, T.Varbit, T.Bool, T.String, T.Error,
                               T.Enum, T.SerEnum, T.Header, T.HeaderUnion, T.Stack))
 
@@ -905,8 +904,6 @@ def default_value(chk: Checker, pos: A.Pos, t: T.Type) -> A.Expr:
             out = A.EnumValue(pos, t.name, named[0], 0)
         else:
             out = A.Cast(pos, _type_ref(pos, t), F.int_lit(0, t.underlying, pos))
-    elif isinstance(t, T.NewType):
-        out = A.Cast(pos, _type_ref(pos, t), default_value(chk, pos, t.underlying))
     elif isinstance(t, T.Struct):
         out = A.StructExpr(pos, [(f.name, default_value(chk, pos, f.type)) for f in t.fields])
     elif isinstance(t, T.Tuple):
@@ -917,7 +914,7 @@ def default_value(chk: Checker, pos: A.Pos, t: T.Type) -> A.Expr:
     return out
 
 
-def _type_ref(pos: A.Pos, t: T.SerEnum | T.NewType) -> A.TypeRef:
+def _type_ref(pos: A.Pos, t: T.SerEnum) -> A.TypeRef:
     return A.NamedTypeRef(pos, t.name, resolved=t)
 
 

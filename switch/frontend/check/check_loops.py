@@ -1,8 +1,10 @@
-"""Loops: the three-clause ``for``, ``for (T x in collection)`` over a range, a header
-stack or a list, and ``break``/``continue``.
+"""Loops: the three-clause ``for``, ``for (T x in collection)`` over a range or a header
+stack, and ``break``/``continue``.
 
 Loops are allowed where P4_16 1.2.5 allows them: in actions, functions and control
-bodies, not in parser states."""
+bodies, not in parser states. Two forms the spec allows are errors, as in p4c: a
+condition with side effects (a call, other than ``isValid()``) and iteration over a
+list expression."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from switch.frontend import ast as A
 from switch.frontend import types as T
 from switch.frontend.check.check_expressions import is_unknown
 from switch.frontend.check.context import UNKNOWN
+from switch.frontend.check.walk_expressions import walk_expression
 
 if TYPE_CHECKING:
     from switch.frontend.check.check_types import Checker
@@ -24,6 +27,8 @@ def check_for(chk: Checker, s: A.For) -> A.Stmt:
     s.cond = cond
     if not is_unknown(cond.type) and not isinstance(cond.type, T.Bool):
         chk.error_at(cond, f"{chk.text(cond)}: condition must be a bool, not {cond.type}")
+    elif _has_side_effects(cond):
+        chk.error_at(cond, "Side effects in for condition not supported", kind="invalid")
     s.updates = [chk.stmt(x) for x in s.updates]
     with chk.inside(loops=chk.loops + 1):
         s.body = chk.stmt(s.body)
@@ -75,9 +80,12 @@ def _elements(chk: Checker, coll: A.Expr, t: T.Type, var: A.VarDecl) -> A.Expr:
     header stack whose element type is the loop variable's type."""
     if isinstance(coll, A.ListExpr):
         elements = [chk.expr(x) for x in coll.elements]
-        if is_unknown(t):
+        if is_unknown(t, *(x.type for x in elements)):
             coll.type = UNKNOWN
             return coll
+        listed = T.Tuple(tuple(x.type or UNKNOWN for x in elements))
+        chk.error_at(coll, "Typechecking does not support iteration over this collection of "
+                     f"type {listed}", kind="unsupported")
         coll.elements = [chk.coerce(x, t) for x in elements]
         coll.type = T.Tuple(tuple(t for _ in elements))
         return coll
@@ -90,5 +98,13 @@ def _elements(chk: Checker, coll: A.Expr, t: T.Type, var: A.VarDecl) -> A.Expr:
                          f"{c.type.element}, not {t}")
         return c
     chk.error_at(c, f"{chk.text(c)}: cannot iterate over a value of type {c.type}; use a "
-                 "range (lo .. hi), a header stack or a list")
+                 "range (lo .. hi) or a header stack")
     return c
+
+
+
+def _has_side_effects(e: A.Expr) -> bool:
+    """Whether evaluating ``e`` calls anything but ``isValid()``."""
+    return any(isinstance(x, A.Call) and not (isinstance(x.target, A.CallBuiltin)
+                                              and x.target.method == "isValid")
+               for x in walk_expression(e))

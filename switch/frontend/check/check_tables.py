@@ -207,6 +207,14 @@ def _entries(
                       f"{t.name}")
         return
     kinds = [k.match_kind for k in t.keys]
+    # ``priority = N:`` (not the older ``@priority(N)``, which p4c-bm2-ss takes)
+    written = [e for e in t.entries
+               if e.priority is not None and annotation(e.annotations, "priority") is None]
+    if t.entries_const and written:
+        first = written[0]
+        where = first.keys[0].pos if first.keys else first.pos
+        chk.ctx.error(where, "Entry: Table with 'const' entries cannot have priorities",
+                      kind="invalid")
     for entry in t.entries:
         keys = entry.keys
         if len(keys) == 1 and len(t.keys) > 1 and isinstance(keys[0], (A.DefaultExpr,

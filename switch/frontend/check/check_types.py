@@ -111,10 +111,11 @@ class Checker:
     def text(self, e: A.Expr | None) -> str:
         return expr_text(e)
 
-    def decl_error(self, decl: A.Declaration, message: str) -> None:
+    def decl_error(self, decl: A.Declaration, message: str, kind: str = "") -> None:
         """Report ``message`` at the name of ``decl``."""
-        self.ctx.error(self.ctx.name_pos(decl), message, max(1, len(decl.name)))
+        self.ctx.error(self.ctx.name_pos(decl), message, max(1, len(decl.name)), kind)
 
-    def error_at(self, e: A.Expr, message: str) -> None:
-        """Report ``message`` with a caret under the whole of ``e``."""
-        self.ctx.error(e.pos, message, max(1, len(self.text(e))))
+    def error_at(self, e: A.Expr, message: str, kind: str = "") -> None:
+        """Report ``message`` with a caret under the whole of ``e`` (``kind``: p4c's error
+        class, for the errors p4c classifies)."""
+        self.ctx.error(e.pos, message, max(1, len(self.text(e))), kind)

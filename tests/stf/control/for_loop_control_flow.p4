@@ -1,10 +1,13 @@
 /*
  * control/for_loop_control_flow: leaving loops.
- *   a, b: return inside two nested for-in loops of an action leaves both loops
- *         and the action (0xEE only when no i * j equals n)
- *   c:    the condition calls a function with an inout argument; it runs again
- *         before every iteration (key counts up to 4)
+ *   a, b: return inside two nested loops of an action leaves both loops and the
+ *         action (0xEE only when no i * j equals n)
+ *   c:    the condition reads what the update writes; it is tested again before
+ *         every iteration (key counts up to 4; a condition with side effects, such
+ *         as a call, is an error: golden/target_errors/for_condition_side_effects.p4)
  *   e, f: exit inside a loop ends the ingress control at once (n = 0xFF)
+ * The loops are in actions: p4c-bm2-ss compiles a loop in a control's apply block
+ * for BMv2 as if it ran once.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -18,15 +21,10 @@ parser P(packet_in pkt, out headers h, inout meta_t m, inout standard_metadata_t
 }
 control VC(inout headers h, inout meta_t m) { apply { } }
 
-bool step(inout bit<8> x) {
-    x = x + 1;
-    return x < 4;
-}
-
 control I(inout headers h, inout meta_t m, inout standard_metadata_t sm) {
     action nested_find(bit<8> target) {
-        for (bit<8> i in 1 .. 9) {
-            for (bit<8> j in 1 .. 9) {
+        for (bit<8> i = 1; i <= 9; i = i + 1) {
+            for (bit<8> j = 1; j <= 9; j = j + 1) {
                 if (i * j == target) {
                     h.h.a = i;
                     h.h.b = j;
@@ -36,8 +34,14 @@ control I(inout headers h, inout meta_t m, inout standard_metadata_t sm) {
         }
         h.h.a = 0xEE;
     }
+    action count_key() {
+        h.h.c = 0;
+        for (h.h.key = h.h.key + 1; h.h.key < 4; h.h.key = h.h.key + 1) {
+            h.h.c = h.h.c + 1;
+        }
+    }
     action count_up() {
-        for (bit<8> i in 0 .. 3) {
+        for (bit<8> i = 0; i <= 3; i = i + 1) {
             if (i == 2 && h.h.n == 0xFF) {
                 exit;
             }
@@ -47,10 +51,7 @@ control I(inout headers h, inout meta_t m, inout standard_metadata_t sm) {
     apply {
         sm.egress_spec = 0;
         nested_find(h.h.n);
-        h.h.c = 0;
-        for (; step(h.h.key);) {
-            h.h.c = h.h.c + 1;
-        }
+        count_key();
         count_up();
         h.h.f = 1;
     }

@@ -1,15 +1,16 @@
 /*
- * control/for_loop_forms: the forms of the P4_16 1.2.5 for statement.
- *   a: three-clause loop whose continue still runs the update (sum of the even
- *      numbers in 0..n, wrapping in bit<8>)
- *   b: for-in over a range, both bounds included; no iteration when lo > hi
- *   c: for-in over a header stack; the loop variable is a copy of each element,
- *      so clearing it leaves the stack unchanged
- *   d: for-in over a list expression
- *   e: nested loops in a control body; break leaves the inner loop only
+ * control/for_loop_forms: the forms of the three-clause for statement, in actions
+ * (p4c-bm2-ss rejects for-in loops: golden/target_errors/for_in_range.p4; it
+ * compiles a loop in a control's apply block for BMv2 as if it ran once).
+ *   a: a loop whose continue still runs the update (sum of the even numbers in
+ *      0..n, wrapping in bit<8>)
+ *   b: no iteration when the condition is false at the start (counts n .. 2)
+ *   c: a header stack element indexed by the loop variable
+ *   d: an update that is not an increment (sum of the odd numbers 3, 5, 7)
+ *   e: nested loops; break leaves the inner loop only
  *   f: return inside a loop of an action ends the action (0xFF only when the
  *      loop runs to its end)
- *   g: return inside a for-in loop of a function
+ *   g: return inside a loop of a function
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -31,7 +32,7 @@ parser P(packet_in pkt, out headers h, inout meta_t m, inout standard_metadata_t
 control VC(inout headers h, inout meta_t m) { apply { } }
 
 bit<8> first_square_over(in bit<8> limit) {
-    for (bit<8> i in 1 .. 200) {
+    for (bit<8> i = 1; i <= 200; i = i + 1) {
         if ((bit<16>)i * (bit<16>)i > (bit<16>)limit) {
             return i;
         }
@@ -51,15 +52,14 @@ control I(inout headers h, inout meta_t m, inout standard_metadata_t sm) {
     }
     action count_range() {
         h.h.b = 0;
-        for (bit<8> k in h.h.n .. 2) {
+        for (bit<8> k = h.h.n; k <= 2; k = k + 1) {
             h.h.b = h.h.b + 1;
         }
     }
     action stack_sum() {
         h.h.c = 0;
-        for (s_t x in h.s) {
-            h.h.c = h.h.c + x.v;
-            x.v = 0;
+        for (bit<32> i = 0; i < 3; i = i + 1) {
+            h.h.c = h.h.c + h.s[i].v;
         }
     }
     action find(bit<8> target) {
@@ -71,26 +71,35 @@ control I(inout headers h, inout meta_t m, inout standard_metadata_t sm) {
         }
         h.h.f = 0xFF;
     }
-    apply {
-        sm.egress_spec = 0;
-        even_sum();
-        count_range();
-        stack_sum();
+    action odd_sum() {
         h.h.d = 0;
-        for (bit<8> w in {3, 5, 7}) {
+        for (bit<8> w = 3; w <= 7; w = w + 2) {
             h.h.d = h.h.d + w;
         }
+    }
+    action nested() {
         h.h.e = 0;
-        for (bit<8> i in 0 .. 3) {
-            for (bit<8> j in 0 .. 3) {
+        for (bit<8> i = 0; i <= 3; i = i + 1) {
+            for (bit<8> j = 0; j <= 3; j = j + 1) {
                 if (j > i) {
                     break;
                 }
                 h.h.e = h.h.e + 1;
             }
         }
-        find(h.h.n);
+    }
+    action square() {
         h.h.g = first_square_over(h.h.n);
+    }
+    apply {
+        sm.egress_spec = 0;
+        even_sum();
+        count_range();
+        stack_sum();
+        odd_sum();
+        nested();
+        find(h.h.n);
+        square();
     }
 }
 control E(inout headers h, inout meta_t m, inout standard_metadata_t sm) { apply { } }

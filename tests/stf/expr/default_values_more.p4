@@ -1,8 +1,9 @@
 /*
  * expr/default_values_more: default values through "..." of a serializable
- * enum (0, named or not), a new type, a compile-time constant, a header
- * stack (all invalid), a header union, a function argument and a return
- * value; and a range loop "lo .. hi" next to them.
+ * enum (0, named or not), a compile-time constant, a header stack (all
+ * invalid), a header union, a function argument and a return value; and a
+ * loop in an action next to them. (A new type has no default value, as in
+ * p4c: golden/errors/default_of_new_type.p4.)
  */
 
 #include <core.p4>
@@ -59,20 +60,23 @@ control MyVerifyChecksum(inout headers_t hdr, inout meta_t meta) {
 
 control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
+    action sum_to_3() {
+        bit<8> acc = 0;
+        for (bit<8> i = 1; i <= 3; i = i + 1) {
+            acc = acc + i;
+        }
+        hdr.h.r5 = acc;
+    }
     apply {
         sm.egress_spec = 1;
         op_t o = ...;
         zop_t z = ...;
         hdr.h.r1 = (bit<8>)o + (z == zop_t.NOP ? 8w10 : 8w20);
-        meta.t = ...;
+        meta.t = (tag_t)8w0;
         hdr.h.r2 = (bit<8>)meta.t + OPTS.hi + OPTS.lo;
         hdr.h.r3 = low_of({ lo = hdr.h.k, ... }) + low_of(...);
         hdr.h.r4 = make().lo;
-        bit<8> acc = 0;
-        for (bit<8> i in 1 .. 3) {
-            acc = acc + i;
-        }
-        hdr.h.r5 = acc;
+        sum_to_3();
         if (hdr.h.k == 1) {
             hdr.st = ...;
             hdr.u = ...;

@@ -1,9 +1,10 @@
 /*
- * table/const_entries_priority: ternary const entries.
- * Table tp gives explicit priorities (priority=N:); with the default
- * largest_priority_wins the largest matching priority wins, independent of
- * the textual order. Table ti gives none: the first matching entry in
- * program order wins.
+ * table/const_entries_priority: ternary entries in the program.
+ * Table tp gives explicit priorities (priority=N:), which only entries that
+ * are not const may have (golden/errors/const_entries_priority.p4); with the
+ * default largest_priority_wins the largest matching priority wins,
+ * independent of the textual order. Table ti (const entries) gives none: the
+ * first matching entry in program order wins.
  */
 
 #include <core.p4>
@@ -41,7 +42,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
     table tp {
         key = { hdr.h.a : ternary; }
         actions = { set_ta; NoAction; }
-        const entries = {
+        entries = {
             priority=10: 8w0x10 &&& 8w0xF0 : set_ta(1);
             priority=30: 8w0x11 &&& 8w0xFF : set_ta(3);
             priority=20: 8w0x00 &&& 8w0x01 : set_ta(2);

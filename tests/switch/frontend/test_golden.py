@@ -1,9 +1,12 @@
 """Golden programs for the front end.
 
-``golden/ok/*.p4`` must compile; ``golden/errors/*.p4`` must fail with exactly the
-diagnostics in the ``.expected`` file next to each (``str(CompileError)``, p4c's
-format). Paths are given relative to the repository root, which the tests run from,
-so that the file names in the diagnostics do not depend on the checkout location.
+``golden/ok/*.p4`` must compile; ``golden/errors/*.p4`` (language errors) and
+``golden/target_errors/*.p4`` (what BMv2 cannot run, which p4c-bm2-ss rejects) must
+fail with exactly the diagnostics in the ``.expected`` file next to each
+(``str(CompileError)``, p4c's format). ``test_p4c_differential.py`` checks that
+p4c-bm2-ss rejects every one of them too. Paths are given relative to the repository
+root, which the tests run from, so that the file names in the diagnostics do not depend
+on the checkout location.
 
 To update an expectation after a deliberate change in wording, run
 ``python tests/switch/frontend/test_golden.py --update`` and review the diff.
@@ -20,7 +23,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 GOLDEN = Path(__file__).resolve().parent / "golden"
 OK = sorted((GOLDEN / "ok").glob("*.p4"))
-ERRORS = sorted((GOLDEN / "errors").glob("*.p4"))
+ERRORS = sorted((GOLDEN / "errors").glob("*.p4")) + sorted(
+    (GOLDEN / "target_errors").glob("*.p4"))
 
 
 def _relative(path: Path) -> str:
@@ -51,7 +55,7 @@ def test_ok_program_compiles(path: Path) -> None:
     assert set(program.pipeline) == {"p", "vr", "ig", "eg", "ck", "dep"}
 
 
-@pytest.mark.parametrize("path", ERRORS, ids=[p.stem for p in ERRORS])
+@pytest.mark.parametrize("path", ERRORS, ids=[f"{p.parent.name}/{p.stem}" for p in ERRORS])
 def test_error_program_reports_expected_diagnostics(path: Path) -> None:
     expected = path.with_suffix(".expected").read_text()
     text = _compile_error_text(path)
@@ -61,7 +65,8 @@ def test_error_program_reports_expected_diagnostics(path: Path) -> None:
 
 def test_there_are_enough_golden_programs() -> None:
     assert len(OK) >= 8
-    assert len(ERRORS) >= 15
+    assert len(ERRORS) >= 30
+    assert len([p for p in ERRORS if p.parent.name == "target_errors"]) >= 15
     for path in ERRORS:
         assert path.with_suffix(".expected").exists(), path.name
 

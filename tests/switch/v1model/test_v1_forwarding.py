@@ -84,6 +84,10 @@ def test_exact_table_with_hit_miss_and_switch(build):
             actions = { set_port; tag; NoAction; }
             default_action = NoAction();
         }
+        table known {
+            key = { h.e.dst: exact; }
+            actions = { NoAction; }
+        }
         apply {
             sm.egress_spec = 9;
             switch (t.apply().action_run) {
@@ -91,7 +95,7 @@ def test_exact_table_with_hit_miss_and_switch(build):
                 tag: { h.e.etype = (bit<16>)m.tag; }
                 default: { h.e.etype = 0xffff; }
             }
-            if (!t.apply().hit) { h.e.src = 0; }
+            if (!known.apply().hit) { h.e.src = 0; }
         }
     }
     control E(inout H h, inout M m, inout standard_metadata_t sm) { apply {} }
@@ -101,6 +105,8 @@ def test_exact_table_with_hit_miss_and_switch(build):
     """)
     sw.table_add("t", [Exact(1)], "set_port", [5])
     sw.table_add("t", {"h.e.dst": Exact(2)}, "tag", {"v": 0x42})
+    for dst in (1, 2):
+        sw.table_add("known", [Exact(dst)], "NoAction", [])
     assert sw.inject(0, eth(dst=1)) == [(5, eth(dst=1, etype=1))]
     assert sw.inject(0, eth(dst=2)) == [(9, eth(dst=2, etype=0x42))]
     assert sw.inject(0, eth(dst=3)) == [(9, eth(dst=3, src=0, etype=0xFFFF))]

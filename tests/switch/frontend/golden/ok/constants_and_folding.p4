@@ -80,7 +80,7 @@ control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) 
         meta.small = meta.small << 2;
         meta.small = meta.small >> hdr.h.proto[2:0];
         meta.small = -meta.small;
-        meta.small = ~meta.small * 3 / 2 % 7;
+        meta.small = ~meta.small * 3 / 2 % 8;
         hdr.h.flag = hdr.h.flag || meta.small >= 10 && meta.small != NIBBLE ++ NIBBLE;
         sm.egress_spec = (bit<9>)FROM_BOOL + (bit<9>)FROM_SIGNED[0:0];
         meta.w = (word_t)(SHIFTED[23:0]) |-| (word_t)MASKED;

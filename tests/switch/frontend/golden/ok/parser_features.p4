@@ -49,8 +49,13 @@ parser MyParser(packet_in packet, out headers hdr, inout metadata meta,
         transition select(hdr.ethernet.etherType, hdr.ethernet.dst[47:40]) {
             (0x8847, _): parse_mpls;
             (0x0800 &&& 0xffff, 0x00 .. 0x7f): parse_ipv4;
-            (tunnel_types, default): skip_tunnel;
             (0x0800, _): parse_ipv4;
+            default: check_tunnel;
+        }
+    }
+    state check_tunnel {
+        transition select(hdr.ethernet.etherType) {
+            tunnel_types: skip_tunnel;
             default: accept;
         }
     }

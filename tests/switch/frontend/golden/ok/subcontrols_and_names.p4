@@ -60,6 +60,4 @@ control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) 
 control CC(inout headers hdr, inout metadata meta) { apply { } }
 control D(packet_out packet, in headers hdr) { apply { packet.emit(hdr.h); } }
 
-I() ingress_instance;
-
-V1Switch(P(), VC(), ingress_instance, E(), CC(), D()) main;
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;

@@ -1,0 +1,426 @@
+"""Pass 4: what p4c-bm2-ss rejects in a program the language allows, because BMv2 cannot
+run it. Each rule is p4c-bm2-ss's, with its message and error class:
+
+* a shift by a ``bit<W>`` amount wider than 8 bits (``overlimit``), or by a constant
+  over 256;
+* ``/`` and ``%`` that do not fold to a constant, except by a power of two (``invalid``);
+* a ``for (T x in ...)`` loop (``unsupported``);
+* in parser states, only assignments, ``extract``/``lookahead``/``advance``,
+  ``verify``, ``assert``/``assume``/``log_msg`` and the header and stack methods
+  (``unsupported``); a value set inside a tuple keyset (``invalid``);
+* in the checksum controls, only calls of ``verify_checksum`` (and ``_with_payload``)
+  and ``update_checksum`` (and ``_with_payload``) respectively, which are unknown
+  anywhere else (``unsupported``, ``unknown``);
+* in the deparser, only ``emit`` and extern function calls (``unsupported``);
+* extern types and functions BMv2 does not implement: those a program declares, and the
+  v1model ones p4c-bm2-ss dropped (``Checksum16``, ``clone3``, ``resubmit``,
+  ``recirculate``, ``mark_to_drop()`` without ``standard_metadata``);
+* ``hash`` data that is not a struct or a list, ``log_msg`` data that is not a list;
+* a table that some path through a control applies twice (``invalid``).
+
+The walk follows the instantiated program, block by block with the role the package
+gives it, into the sub-parsers and sub-controls it applies, the actions its tables and
+body use, and the functions it calls, so that code p4c would drop as unused is not
+checked."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from switch.frontend import ast as A
+from switch.frontend import types as T
+from switch.frontend.check.context import Context
+from switch.frontend.check.print_expressions import expr_text, type_ref_text
+from switch.frontend.check.walk_expressions import subexpressions, walk_expression
+from switch.frontend.diagnostics import Diagnostics
+from switch.frontend.program import BlockInstance, Program
+
+# The role of each V1Switch block.
+ROLES = {"p": "parser", "vr": "verify", "ig": "control", "eg": "control",
+         "ck": "compute", "dep": "deparser"}
+MAX_SHIFT_WIDTH = 8
+
+# v1model's extern types and functions that BMv2 implements.
+KNOWN_EXTERNS = frozenset({
+    "counter", "direct_counter", "meter", "direct_meter", "register", "action_profile",
+    "action_selector",
+})
+KNOWN_FUNCTIONS = frozenset({
+    "verify", "static_assert", "mark_to_drop", "hash", "random", "digest", "clone",
+    "clone_preserving_field_list", "resubmit_preserving_field_list",
+    "recirculate_preserving_field_list", "truncate", "assert", "assume", "log_msg",
+})
+# The checksum functions, each allowed only in its own checksum control.
+CHECKSUM_FUNCTIONS = {
+    "verify": ("verify_checksum", "verify_checksum_with_payload"),
+    "compute": ("update_checksum", "update_checksum_with_payload"),
+}
+PARSER_FUNCTIONS = frozenset({"verify", "assert", "assume", "log_msg"})
+PARSER_METHODS = frozenset({"extract", "lookahead", "advance"})
+PARSER_BUILTINS = frozenset({"setValid", "setInvalid", "push_front", "pop_front"})
+
+
+def check_bmv2_limits(program: Program, diags: Diagnostics) -> None:
+    text = str(getattr(program.source, "text", "") or "")
+    _Walk(Context(diags, A.SourceFile(program.decls), text=text), program).run()
+
+
+class _Walk:
+    def __init__(self, ctx: Context, program: Program) -> None:
+        self.ctx = ctx
+        self.program = program
+        self.role = "control"
+        self.block: BlockInstance | None = None
+        self.reported: set[tuple[object, str]] = set()
+        self.visited: set[tuple[int, str]] = set()  # (id(decl), role) of walked callees
+        self.statement_rules: dict[str, Callable[[A.Stmt], str | None]] = {
+            "parser": self._parser_statement,
+            "verify": self._checksum_statement,
+            "compute": self._checksum_statement,
+            "deparser": self._deparser_statement,
+        }
+
+    def error(self, pos: A.Pos, message: str, length: int, kind: str) -> None:
+        if (pos, message) not in self.reported:
+            self.reported.add((pos, message))
+            self.ctx.error(pos, message, max(1, length), kind)
+
+    def error_at(self, e: A.Expr | A.Call, message: str, kind: str) -> None:
+        self.error(e.pos, message, len(expr_text(e)), kind)
+
+    # ---------------------------------------------------------------- blocks
+
+    def run(self) -> None:
+        for d in self.program.decls:
+            if isinstance(d, A.Instantiation):
+                self._instance(d)
+        for key, block in self.program.pipeline.items():
+            self.role = ROLES.get(key, "control")
+            self._block(block)
+
+    def _block(self, block: BlockInstance) -> None:
+        saved, self.block = self.block, block
+        try:
+            decl = block.decl
+            for local in decl.locals:
+                if isinstance(local, A.Instantiation):
+                    self._instance(local)
+            if isinstance(decl, A.ParserDecl):
+                for state in decl.states:
+                    self._statements(state.stmts)
+                    if isinstance(state.transition, A.Select):
+                        self._select(state.transition)
+            else:
+                for local in decl.locals:
+                    if isinstance(local, A.TableDecl):
+                        self._table(local)
+                self._statement(decl.body)
+                _TableApplies(self, block).run()
+        finally:
+            self.block = saved
+
+    def _instance(self, d: A.Instantiation) -> None:
+        t = d.type
+        if isinstance(t, T.Extern) and t.name not in KNOWN_EXTERNS:
+            self.error(d.pos, f"{t.name}: unknown extern instance",
+                       len(type_ref_text(d.type_ref)), "unknown")
+
+    def _table(self, t: A.TableDecl) -> None:
+        for k in t.keys:
+            self._expr(k.expr)
+        refs = [*t.actions, *([t.default_action] if t.default_action else []),
+                *(e.action for e in t.entries)]
+        for ref in refs:
+            if ref.action is not None:
+                self._callee(ref.action, ref.action.body)
+
+    def _select(self, s: A.Select) -> None:
+        for e in s.exprs:
+            self._expr(e)
+        for case in s.cases:
+            keyset = case.keyset
+            if isinstance(keyset, A.ListExpr) and len(keyset.elements) > 1:
+                for x in keyset.elements:
+                    if isinstance(x, A.Name) and isinstance(x.decl, A.ValueSetDecl):
+                        self.error_at(x, f"{x.name}: must evaluate to a compile-time constant",
+                                      "invalid")
+
+    def _callee(self, decl: A.ActionDecl | A.FunctionDecl, body: A.Block) -> None:
+        """An action or function used from the current role, walked once per role."""
+        key = (id(decl), self.role)
+        if key not in self.visited:
+            self.visited.add(key)
+            self._statement(body)
+
+    # ------------------------------------------------------------ statements
+
+    def _statements(self, stmts: list[A.Stmt]) -> None:
+        for s in stmts:
+            self._statement(s)
+
+    def _statement(self, s: A.Stmt) -> None:
+        rule = self.statement_rules.get(self.role)
+        message = rule(s) if rule is not None else None
+        if message is not None:
+            text, length = _statement_text(self.ctx, s)
+            self.error(s.pos, f"{text}: {message}", length, "unsupported")
+            return
+        if isinstance(s, A.Block):
+            self._statements(s.stmts)
+        elif isinstance(s, A.Assign):
+            self._expr(s.target)
+            self._expr(s.value)
+        elif isinstance(s, A.CallStmt):
+            self._call(s.call, statement=True)
+        elif isinstance(s, A.If):
+            self._expr(s.cond)
+            self._statement(s.then)
+            if s.other is not None:
+                self._statement(s.other)
+        elif isinstance(s, A.Switch):
+            self._expr(s.expr)
+            for case in s.cases:
+                if case.body is not None:
+                    self._statement(case.body)
+        elif isinstance(s, A.For):
+            self._statements(s.init)
+            self._expr(s.cond)
+            self._statements(s.updates)
+            self._statement(s.body)
+        elif isinstance(s, A.ForIn):
+            text, length = _statement_text(self.ctx, s)
+            self.error(s.pos, "BMV2 does not support for-in loops", length, "unsupported")
+        elif isinstance(s, A.Return) and s.value is not None:
+            self._expr(s.value)
+        elif isinstance(s, A.DeclStmt):
+            d = s.decl
+            if isinstance(d, A.VarDecl) and d.init is not None:
+                self._expr(d.init)
+            elif isinstance(d, A.Instantiation):
+                self._instance(d)
+
+    def _parser_statement(self, s: A.Stmt) -> str | None:
+        if not isinstance(s, A.CallStmt):
+            return None
+        target = s.call.target
+        allowed = (
+            (isinstance(target, A.CallExternMethod) and target.extern == "packet_in"
+             and target.method in PARSER_METHODS)
+            or (isinstance(target, A.CallExternFunction)
+                and target.function.name in PARSER_FUNCTIONS)
+            or (isinstance(target, A.CallBuiltin) and target.method in PARSER_BUILTINS)
+            or isinstance(target, (A.CallSubApply, A.CallFunction))
+        )
+        return None if allowed else "not supported in parser on this target"
+
+    def _checksum_statement(self, s: A.Stmt) -> str | None:
+        if isinstance(s, (A.Block, A.Empty, A.DeclStmt)):
+            return None
+        names = CHECKSUM_FUNCTIONS[self.role]
+        if isinstance(s, A.CallStmt):
+            target = s.call.target
+            if isinstance(target, (A.CallSubApply, A.CallFunction)):
+                return None
+            if isinstance(target, A.CallExternFunction) and target.function.name in names:
+                return None
+        return f"Only calls to {names[0]} or {names[1]} allowed"
+
+    def _deparser_statement(self, s: A.Stmt) -> str | None:
+        if isinstance(s, (A.If, A.Switch, A.For, A.ForIn)):
+            return "not supported within a deparser on this target"
+        if not isinstance(s, A.CallStmt):
+            return None
+        target = s.call.target
+        if isinstance(target, A.CallExternMethod):
+            if target.extern == "packet_out" and target.method == "emit":
+                return None
+            return "not supported within a deparser on this target"
+        if isinstance(target, (A.CallTableApply, A.CallAction)):
+            return "not supported within a deparser on this target"
+        return None
+
+    # ----------------------------------------------------------- expressions
+
+    def _expr(self, e: A.Expr) -> None:
+        for x in walk_expression(e):
+            if isinstance(x, A.Binary):
+                self._binary(x)
+            elif isinstance(x, A.Call):
+                self._call(x, statement=False, operands=False)
+
+    def _binary(self, e: A.Binary) -> None:
+        if e.op in ("<<", ">>"):
+            amount = e.right
+            t = amount.type
+            if isinstance(t, T.Bits) and t.width > MAX_SHIFT_WIDTH:
+                self.error_at(e, f"{expr_text(e)}: shift amount limited to "
+                              f"{MAX_SHIFT_WIDTH} bits on this target", "overlimit")
+            elif (isinstance(t, T.InfInt) and isinstance(amount, A.IntLit)
+                  and amount.value > 1 << MAX_SHIFT_WIDTH):
+                self.error_at(e, f"{expr_text(e)}: shift amount limited to "
+                              f"{1 << MAX_SHIFT_WIDTH} on this target", "overlimit")
+        elif e.op in ("/", "%"):
+            d = e.right
+            if not (isinstance(d, A.IntLit) and d.value > 0 and d.value & (d.value - 1) == 0):
+                self.error_at(e, f"{expr_text(e)}: could not evaluate expression at "
+                              "compilation time", "invalid")
+
+    def _call(self, call: A.Call, statement: bool, operands: bool = True) -> None:
+        target = call.target
+        if isinstance(target, A.CallExternFunction):
+            self._extern_function(call, target.function.name, statement)
+        elif isinstance(target, A.CallExternMethod) and self.role == "parser":
+            if target.extern != "packet_in":
+                self.error_at(call, f"{expr_text(call)}: not supported in parser on this "
+                              "target", "unsupported")
+        elif isinstance(target, A.CallAction):
+            self._callee(target.action, target.action.body)
+        elif isinstance(target, A.CallFunction):
+            self._callee(target.function, target.function.body)
+        elif isinstance(target, A.CallSubApply) and self.block is not None:
+            child = self.block.children.get(target.instance.name)
+            if child is not None:
+                self._block(child)
+        if operands:
+            for x in subexpressions(call):
+                self._expr(x)
+
+    def _extern_function(self, call: A.Call, name: str, statement: bool) -> None:
+        checksum = {n: role for role, names in CHECKSUM_FUNCTIONS.items() for n in names}
+        if name in checksum:
+            if checksum[name] != self.role:
+                self.error_at(call.callee, f"{name}: unknown extern function", "unknown")
+            return
+        if name not in KNOWN_FUNCTIONS:
+            if statement:
+                self.error_at(call.callee, f"{name}: unknown extern function", "unknown")
+            else:
+                self.error_at(call, f"{expr_text(call)}: not supported", "target-error")
+            return
+        args = call.resolved_args
+        if name == "mark_to_drop" and not args:
+            self.error_at(call, "Expected 1 argument for mark_to_drop(). Are you using an "
+                          "up-to-date v1model.p4?", "Target model error")
+        elif name == "hash" and len(args) > 3 and args[3] is not None:
+            data = args[3]
+            if not isinstance(data.type, (T.Struct, T.Header, T.Tuple)):
+                self.error_at(data, f"{expr_text(data)}: expected a struct", "legacy")
+                self.ctx.error(None, "Are you using an up-to-date v1model.p4?")
+        elif name == "log_msg" and len(args) > 1 and args[1] is not None:
+            data = args[1]
+            if not isinstance(data, (A.ListExpr, A.StructExpr)):
+                self.error_at(call, f"{expr_text(call)}: Second argument must be a list "
+                              f"expression: {expr_text(data)}", "target-error")
+
+
+class _TableApplies:
+    """Which tables a path through a control's body may have applied: one applied twice
+    on a path cannot be a node of BMv2's acyclic control-flow graph."""
+
+    def __init__(self, walk: _Walk, block: BlockInstance) -> None:
+        self.walk = walk
+        self.top = block
+        self.reported: set[str] = set()
+
+    def run(self) -> None:
+        self._statement(self.top.decl.body, self.top, frozenset())  # type: ignore[union-attr]
+
+    def _statement(self, s: A.Stmt, block: BlockInstance, before: frozenset[str] | None
+                   ) -> frozenset[str] | None:
+        """The tables applied on some path to the end of ``s`` (None: no path gets
+        there, after ``exit`` or ``return``)."""
+        if before is None:
+            return None
+        if isinstance(s, A.Block):
+            out: frozenset[str] | None = before
+            for x in s.stmts:
+                out = self._statement(x, block, out)
+            return out
+        if isinstance(s, A.If):
+            after_cond = self._expr(s.cond, block, before)
+            then = self._statement(s.then, block, after_cond)
+            other = (self._statement(s.other, block, after_cond) if s.other is not None
+                     else after_cond)
+            return _join(then, other)
+        if isinstance(s, A.Switch):
+            after_expr = self._expr(s.expr, block, before)
+            out = None
+            has_default = False
+            for case in s.cases:
+                has_default = has_default or isinstance(case.label, A.DefaultExpr)
+                if case.body is not None:
+                    out = _join(out, self._statement(case.body, block, after_expr))
+            return out if has_default else _join(out, after_expr)
+        if isinstance(s, (A.Exit, A.Return)):
+            return None
+        if isinstance(s, A.CallStmt):
+            return self._expr(s.call, block, before)
+        if isinstance(s, A.Assign):
+            return self._expr(s.value, block, before)
+        if isinstance(s, A.DeclStmt) and isinstance(s.decl, A.VarDecl) and s.decl.init:
+            return self._expr(s.decl.init, block, before)
+        return before
+
+    def _expr(self, e: A.Expr, block: BlockInstance, before: frozenset[str]) -> frozenset[str]:
+        out = before
+        for x in walk_expression(e):
+            if not isinstance(x, A.Call):
+                continue
+            target = x.target
+            if isinstance(target, A.CallTableApply):
+                name = self.walk.program.instance_names.get((id(target.table), block.fqn))
+                if name is None:
+                    continue
+                if name in out and name not in self.reported:
+                    self.reported.add(name)
+                    self.walk.error(self.walk.ctx.name_pos(target.table),
+                                    "Program can not be implemented on this target since it "
+                                    f"contains a path from table {name} back to itself",
+                                    len(target.table.name), "invalid")
+                out = out | {name}
+            elif isinstance(target, A.CallSubApply):
+                child = block.children.get(target.instance.name)
+                body = getattr(child.decl, "body", None) if child is not None else None
+                if child is not None and isinstance(body, A.Block):
+                    out = self._statement(body, child, out) or out
+        return out
+
+
+def _join(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a | b
+
+
+_STATEMENT_NAMES = {A.If: "IfStatement", A.Switch: "SwitchStatement",
+                    A.For: "ForStatement", A.ForIn: "ForInStatement"}
+
+
+def _statement_text(ctx: Context, s: A.Stmt) -> tuple[str, int]:
+    """How p4c names a statement in a message, and the length of the caret: the source
+    of a call or an assignment, the kind of a compound statement (with its header)."""
+    if isinstance(s, A.CallStmt):
+        return expr_text(s.call), len(expr_text(s.call))
+    if isinstance(s, A.Assign):
+        text = f"{expr_text(s.target)} = {expr_text(s.value)}"
+        return text, len(text)
+    name = _STATEMENT_NAMES.get(type(s), type(s).__name__)
+    return name, _header_length(ctx, s.pos)
+
+
+def _header_length(ctx: Context, pos: A.Pos) -> int:
+    """The length of ``keyword (...)`` at ``pos``: up to the matching parenthesis."""
+    start = ctx.offset(pos)
+    if start < 0:
+        return 1
+    m = re.compile(r"\w+\s*\(").match(ctx.text, start)
+    if m is None:
+        return 1
+    depth, i = 1, m.end()
+    while i < len(ctx.text) and depth:
+        depth += {"(": 1, ")": -1}.get(ctx.text[i], 0)
+        i += 1
+    return i - start

@@ -1,0 +1,29 @@
+// a key that is not a field, a slice, a mask or isValid() needs a @name
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; bit<16> c; }
+struct headers { h_t h; }
+struct metadata { bit<8> x; bit<16> y; }
+parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
+    state start { b.extract(h.h); transition accept; }
+}
+control I(inout headers h, inout metadata m, inout standard_metadata_t sm) {
+    table t {
+        key = {
+            h.h.a + 1 : exact;
+            (bit<16>)h.h.b : exact;
+            h.h.c & 0xFF00 : ternary;
+            h.h.a ++ h.h.b : exact @name("ab");
+        }
+        actions = { NoAction; }
+    }
+    apply {
+        t.apply();
+    }
+}
+control VC(inout headers h, inout metadata m) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers h, inout metadata m) { apply { } }
+control D(packet_out b, in headers h) { apply { b.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;

@@ -1,0 +1,22 @@
+// a type introduced by 'type' has no default value
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; bit<16> c; }
+struct headers { h_t h; }
+struct metadata { bit<8> x; bit<16> y; }
+type bit<8> tag_t;
+parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
+    state start { b.extract(h.h); transition accept; }
+}
+control I(inout headers h, inout metadata m, inout standard_metadata_t sm) {
+    apply {
+        tag_t t = ...;
+        h.h.a = (bit<8>)t;
+    }
+}
+control VC(inout headers h, inout metadata m) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers h, inout metadata m) { apply { } }
+control D(packet_out b, in headers h) { apply { b.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;

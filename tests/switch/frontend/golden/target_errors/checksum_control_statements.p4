@@ -1,0 +1,28 @@
+// the checksum controls hold only calls of their checksum functions
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; bit<16> c; bit<32> w; }
+struct headers { h_t h; }
+struct metadata { bit<8> x; bit<16> y; bit<32> z; }
+parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
+    state start { b.extract(h.h); transition accept; }
+}
+control VC(inout headers h, inout metadata m) {
+    apply {
+        m.x = 1;
+        verify_checksum(true, { h.h.a, h.h.b }, h.h.c, HashAlgorithm.csum16);
+    }
+}
+control I(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers h, inout metadata m) {
+    apply {
+        if (h.h.a == 1) {
+            update_checksum(true, { h.h.a, h.h.b }, h.h.c, HashAlgorithm.csum16);
+        }
+        verify_checksum(true, { h.h.a }, h.h.c, HashAlgorithm.csum16);
+    }
+}
+control D(packet_out b, in headers h) { apply { b.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;

@@ -1,0 +1,20 @@
+// the checksum functions exist only in their checksum controls
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; bit<16> c; bit<32> w; }
+struct headers { h_t h; }
+struct metadata { bit<8> x; bit<16> y; bit<32> z; }
+parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
+    state start { b.extract(h.h); transition accept; }
+}
+control VC(inout headers h, inout metadata m) { apply { } }
+control I(inout headers h, inout metadata m, inout standard_metadata_t sm) {
+    apply {
+        update_checksum(true, { h.h.a, h.h.b }, h.h.c, HashAlgorithm.csum16);
+    }
+}
+control E(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers h, inout metadata m) { apply { } }
+control D(packet_out b, in headers h) { apply { b.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;

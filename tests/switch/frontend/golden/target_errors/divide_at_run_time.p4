@@ -1,0 +1,23 @@
+// BMv2 has no division: / and % must fold to a constant or divide by a power of two
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; bit<16> c; bit<32> w; }
+struct headers { h_t h; }
+struct metadata { bit<8> x; bit<16> y; bit<32> z; }
+parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
+    state start { b.extract(h.h); transition accept; }
+}
+control VC(inout headers h, inout metadata m) { apply { } }
+control I(inout headers h, inout metadata m, inout standard_metadata_t sm) {
+    apply {
+        h.h.a = h.h.a / h.h.b;
+        h.h.b = h.h.b % 3;
+        h.h.c = 16w1000 / h.h.c;
+        h.h.w = h.h.w / 8;
+    }
+}
+control E(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers h, inout metadata m) { apply { } }
+control D(packet_out b, in headers h) { apply { b.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;

@@ -1,0 +1,23 @@
+// a value set inside a tuple keyset: BMv2 selects on constants or on a whole value set
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; bit<16> c; bit<32> w; }
+struct headers { h_t h; }
+struct metadata { bit<8> x; bit<16> y; bit<32> z; }
+parser P(packet_in b, out headers h, inout metadata m, inout standard_metadata_t sm) {
+    value_set<bit<8>>(4) vs;
+    state start {
+        b.extract(h.h);
+        transition select(h.h.a, h.h.b) {
+            (vs, 1): accept;
+            default: accept;
+        }
+    }
+}
+control VC(inout headers h, inout metadata m) { apply { } }
+control I(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers h, inout metadata m) { apply { } }
+control D(packet_out b, in headers h) { apply { b.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
