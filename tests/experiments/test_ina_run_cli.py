@@ -44,8 +44,9 @@ def test_unknown_algorithm_is_refused_by_name() -> None:
 def test_bad_topology_spec_is_one_line() -> None:
     result = ina("run", "--topo", "star,4", "--topo", "ring,4")
     assert result.returncode == 2
-    assert ("ina run: error: --topo ring,4: unknown topology 'ring' (known: star)\n"
-            == result.stderr)
+    assert result.stderr.startswith("ina run: error: --topo ring,4: unknown topology "
+                                    "'ring' (known: star")
+    assert result.stderr.count("\n") == 1
 
 
 def test_impairment_spec() -> None:
