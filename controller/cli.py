@@ -4,7 +4,8 @@
     ina ctl --topo topo.json topo show
     ina ctl --topo topo.json setup [--program p4/aggregation.p4 | --p4info F --config F]
     ina ctl --topo topo.json arp                  # the hosts' static ARP commands
-    ina ctl --topo topo.json job create --id 1 --workers h1,h2,h3 [--slots 64]
+    ina ctl --topo topo.json job create --id 1 --workers h1,h2,h3 [--slots 64] [--root s3]
+    ina ctl --topo topo.json job show 1               # the job's tree
     ina ctl --topo topo.json job delete --id 1
     ina ctl --topo topo.json job list
     ina ctl --topo topo.json table dump s1 [ina_job]
@@ -34,7 +35,13 @@ from controller.errors import NoPipelineError, P4RuntimeClientError
 from controller.jobs import DEFAULT_JOB_SLOTS, JobError, JobTable
 from controller.pipeline import PipelineError, compile_pipeline, given_pipeline
 from controller.routes import compute_arp
-from controller.show import format_entry, format_job, format_topology, format_value
+from controller.show import (
+    format_entry,
+    format_job,
+    format_job_summary,
+    format_topology,
+    format_value,
+)
 from controller.topology import Topology, TopologyError
 
 DEFAULT_PROGRAM = "p4/aggregation.p4"  # in the working directory, else in the project
@@ -78,8 +85,9 @@ def add_ctl_parser(verbs: Any) -> None:
 
     topo = cmds.add_parser("topo", help="write or show the topology file")
     tcmds = topo.add_subparsers(dest="topo_command", required=True, metavar="ACTION")
-    init = tcmds.add_parser("init", help="write the topology file from a spec (star,4)")
-    init.add_argument("spec", help="a topology spec, e.g. star,4")
+    init = tcmds.add_parser("init", help="write the topology file from a spec (star,4, "
+                            "fattree,4, net.yaml: see ina topo --help)")
+    init.add_argument("spec", help="a topology spec, e.g. star,4 or fattree,4")
     init.set_defaults(ctl=ctl_topo_init)
     tcmds.add_parser("show", help="print the topology").set_defaults(ctl=ctl_topo_show)
 
@@ -99,7 +107,7 @@ def add_ctl_parser(verbs: Any) -> None:
     cmds.add_parser("arp", help="print the hosts' static ARP commands (Mininet CLI form)"
                     ).set_defaults(ctl=ctl_arp)
 
-    job = cmds.add_parser("job", help="create, delete or list aggregation jobs")
+    job = cmds.add_parser("job", help="create, show, delete or list aggregation jobs")
     jcmds = job.add_subparsers(dest="job_command", required=True, metavar="ACTION")
     create = jcmds.add_parser("create", help="create a job")
     create.add_argument("--id", dest="job_id", type=_job_id, required=True)
@@ -107,7 +115,13 @@ def add_ctl_parser(verbs: Any) -> None:
     create.add_argument("--slots", type=int, default=DEFAULT_JOB_SLOTS,
                         help=f"slots of the job's region (>= the workers' window; "
                         f"default {DEFAULT_JOB_SLOTS})")
+    create.add_argument("--root", metavar="SWITCH",
+                        help="the root of the job's aggregation tree (default: the switch "
+                             "that makes the tree shallowest and fits)")
     create.set_defaults(ctl=ctl_job_create)
+    show = jcmds.add_parser("show", help="print a job's aggregation tree")
+    show.add_argument("job_id", type=_job_id, metavar="JOB")
+    show.set_defaults(ctl=ctl_job_show)
     delete = jcmds.add_parser("delete", help="delete a job")
     delete.add_argument("--id", dest="job_id", type=_job_id, required=True)
     delete.set_defaults(ctl=ctl_job_delete)
@@ -254,7 +268,7 @@ def ctl_job_create(args: argparse.Namespace) -> int:
     jobs = _jobs(args, topo)
     with _controller(args, topo, jobs) as ctl:
         ctl.use_running_pipeline()
-        job = ctl.create_job(args.job_id, workers, args.slots)
+        job = ctl.create_job(args.job_id, workers, args.slots, root=args.root)
     jobs.save(_state_path(args))
     print("\n".join(format_job(job)))
     return 0
@@ -279,7 +293,13 @@ def ctl_job_list(args: argparse.Namespace) -> int:
     if not jobs.jobs:
         print("no jobs")
     for job_id in sorted(jobs.jobs):
-        print("\n".join(format_job(jobs.jobs[job_id])))
+        print(format_job_summary(jobs.jobs[job_id]))
+    return 0
+
+
+def ctl_job_show(args: argparse.Namespace) -> int:
+    jobs = _jobs(args, _topology(args))
+    print("\n".join(format_job(jobs.get(args.job_id))))
     return 0
 
 

@@ -26,6 +26,7 @@ from controller.entities import TableEntry
 from controller.errors import P4RuntimeClientError, SchemaError
 from controller.jobs import (
     CELL_REGISTER,
+    DEFAULT_JOB_ROWS,
     DEFAULT_JOB_SLOTS,
     DEFAULT_TOTAL_SLOTS,
     JOB_ACTION,
@@ -107,13 +108,16 @@ class Controller:
         self._pipeline_loaded()
 
     def _pipeline_loaded(self) -> None:
-        """Size the slot allocator by the program's register arrays (2 cells a slot)."""
+        """Size the job allocators by the program: its register arrays (2 cells a slot)
+        and its ``ina_job`` table."""
         for client in self.clients.values():
             try:
                 cells = client.schema.register(CELL_REGISTER).size
+                rows = client.schema.table(JOB_TABLE).size
             except SchemaError:
                 continue  # not an aggregation program: no jobs
             self.jobs.total_slots = cells // 2 if cells else DEFAULT_TOTAL_SLOTS
+            self.jobs.job_rows = rows or DEFAULT_JOB_ROWS
             return
 
     # ----------------------------------------------------------------- routes
@@ -130,10 +134,11 @@ class Controller:
     # ------------------------------------------------------------------- jobs
 
     def create_job(self, job_id: int, workers: Sequence[str],
-                   slots: int = DEFAULT_JOB_SLOTS) -> Job:
-        """Plan a job and install its entries on every switch of its tree; on failure
-        remove what was installed and forget the job."""
-        change = self.jobs.create(job_id, workers, slots)
+                   slots: int = DEFAULT_JOB_SLOTS, root: str | None = None) -> Job:
+        """Plan a job (``root``: its tree's root switch; default: the controller's
+        choice) and install its entries on every switch of its tree; on failure remove
+        what was installed and forget the job."""
+        change = self.jobs.create(job_id, workers, slots, root)
         try:
             for name in change.job.switches:
                 self._check_aggregation_program(name)

@@ -5,12 +5,18 @@ window must not exceed it). ``JobTable.create`` computes everything the switches
 and ``JobTable.delete`` what to remove; both are pure (no switch is touched), the
 controller (``controller.controller``) applies the result.
 
-Tree: the root is the switch in the topology that minimises the largest hop distance to
-the workers' switches (then the sum of distances, then the natural name order); every
-switch on the shortest paths (``controller.routes.next_hops``) from a worker's switch to
-the root is in the tree. A switch's children are its worker ports and the ports of its
-child switches, numbered ``child_index`` 0, 1, ... by port; at most 32. For a star the
-root is the one switch and the children are the worker ports.
+Tree: a root switch, and every switch on the shortest paths (``controller.routes.
+next_hops``) from a worker's switch to the root. Each switch has one next hop towards
+the root, so the paths form a tree. A switch's children are its worker ports and the
+ports of its child switches, numbered ``child_index`` 0, 1, ... by port; at most 32
+(the bits of a cell's bitmap). Workers on one switch are reduced there; a switch with
+one child passes its child's contributions up as they come (fan-in 1). The root is the
+one asked for (``root``), or else the best *candidate*: the switches that reach every
+worker's switch, ordered by the tree's depth (the largest hop distance to a worker's
+switch), then the sum of those distances, then the natural name order. A tree that
+does not fit (below) is passed over for the next candidate, so jobs that share the
+fabric may get different roots. For a star the root is the one switch and the children
+are the worker ports.
 
 Per switch of the tree:
  - ``ina_job`` (job_id, port) -> ``ina_child(child_index, fan_in, is_root, parent_port,
@@ -23,14 +29,18 @@ Per switch of the tree:
    the rows no other job has installed, and deleting a job removes the rows that no
    remaining job uses.
 
-Resources: a region of S consecutive slots out of ``total_slots`` (``INA_SLOTS`` of the
-program; first fit, ``JobError`` when no free range is large enough), one multicast
-group id for the whole job (the lowest id >= 1 that no job uses), and an epoch: the
-program tags every register cell with the epoch of the job that wrote it and treats a
-cell of another epoch as empty, so a region is reused without zeroing its cells (which
-needs register writes, and BMv2's P4Runtime server has none). Epochs count up from 1
-and are never reused while the pipeline runs (the count is saved with the jobs; pushing
-the pipeline again resets the registers and the count).
+Resources, on every switch of the tree: a region of S consecutive slots out of
+``total_slots`` (``INA_SLOTS`` of the program; first fit on that switch, so a job's
+regions may start at different slots on different switches), room in the ``ina_job``
+table (``job_rows``, the table's size), and one multicast group id for the whole job
+(the lowest id >= 1 that no job uses on any switch of the tree). A job fits when every
+switch of its tree has all of it; a job that fits on no candidate tree is refused with
+the reason (``JobError``) and changes nothing. The job's epoch: the program tags every
+register cell with the epoch of the job that wrote it and treats a cell of another epoch
+as empty, so a region is reused without zeroing its cells (which needs register writes,
+and BMv2's P4Runtime server has none). Epochs count up from 1 and are never reused
+while the pipeline runs (the count is saved with the jobs; pushing the pipeline again
+resets the registers and the count).
 """
 
 from __future__ import annotations
@@ -51,6 +61,7 @@ REWRITE_TABLE = "ina_result_rewrite"
 REWRITE_ACTION = "set_dst"
 CELL_REGISTER = "ina_bitmap"  # its size is the program's cell count (2 per slot)
 DEFAULT_TOTAL_SLOTS = 256  # INA_SLOTS of p4/aggregation.p4
+DEFAULT_JOB_ROWS = 1024  # the size of p4/aggregation.p4's ina_job table
 DEFAULT_JOB_SLOTS = 64  # the workers' default window
 MAX_CHILDREN = 32  # the bits of a cell's bitmap
 MAX_JOB_ID = 0xFFFF
@@ -77,11 +88,32 @@ class TreeSwitch:
     children: tuple[Child, ...]
     parent_port: int | None  # None at the root
 
+    @property
+    def fan_in(self) -> int:
+        return len(self.children)
+
 
 @dataclass(frozen=True)
 class Tree:
     root: str
     switches: dict[str, TreeSwitch]  # the root first, then the others by name
+
+    @property
+    def depth(self) -> int:
+        """Switch hops from the farthest switch of the tree to the root."""
+        parents = {c.node: name for name, node in self.switches.items()
+                   for c in node.children if c.node in self.switches}
+
+        def hops(name: str) -> int:
+            return 0 if name == self.root else 1 + hops(parents[name])
+
+        return max(hops(name) for name in self.switches)
+
+    def parent(self, switch: str) -> str | None:
+        for name, node in self.switches.items():
+            if any(c.node == switch for c in node.children):
+                return name
+        return None
 
 
 def _distances(topo: Topology, source: str) -> dict[str, int]:
@@ -98,22 +130,40 @@ def _distances(topo: Topology, source: str) -> dict[str, int]:
     return dist
 
 
-def compute_tree(topo: Topology, workers: Sequence[str]) -> Tree:
-    """The aggregation tree of ``workers`` (see the module docstring)."""
-    leaves = sorted({topo.attachment(w).switch for w in workers})
-    best: tuple[int, int, int] | None = None
-    root = ""
+def _leaves(topo: Topology, workers: Sequence[str]) -> list[str]:
+    return sorted({topo.attachment(w).switch for w in workers})
+
+
+def candidate_roots(topo: Topology, workers: Sequence[str]) -> list[str]:
+    """The switches that reach every worker's switch, best root first (see the module
+    docstring)."""
+    leaves = _leaves(topo, workers)
     order = {name: i for i, name in enumerate(sorted_names(topo.switches))}
+    keyed = []
     for candidate in topo.switches:
         dist = _distances(topo, candidate)
-        if not all(leaf in dist for leaf in leaves):
-            continue
-        key = (max(dist[x] for x in leaves), sum(dist[x] for x in leaves), order[candidate])
-        if best is None or key < best:
-            best, root = key, candidate
-    if best is None:
+        if all(leaf in dist for leaf in leaves):
+            keyed.append(((max(dist[x] for x in leaves), sum(dist[x] for x in leaves),
+                           order[candidate]), candidate))
+    if not keyed:
         raise JobError(f"the workers {', '.join(workers)} are not connected to one another "
                        "through the switches")
+    return [name for _, name in sorted(keyed)]
+
+
+def compute_tree(topo: Topology, workers: Sequence[str], root: str | None = None) -> Tree:
+    """The aggregation tree of ``workers`` with ``root`` (default: the best candidate;
+    see the module docstring)."""
+    leaves = _leaves(topo, workers)
+    if root is None:
+        root = candidate_roots(topo, workers)[0]
+    else:
+        topo.switch(root)
+        dist = _distances(topo, root)
+        cut = [leaf for leaf in leaves if leaf not in dist]
+        if cut:
+            raise JobError(f"root {root} does not reach switch {cut[0]} (where "
+                           f"{_workers_on(topo, workers, cut[0])} hang off)")
     hops = next_hops(topo)
     parent_port: dict[str, int | None] = {root: None}
     children: dict[str, list[Child]] = {root: []}
@@ -141,6 +191,10 @@ def compute_tree(topo: Topology, workers: Sequence[str]) -> Tree:
     return Tree(root, switches)
 
 
+def _workers_on(topo: Topology, workers: Sequence[str], switch: str) -> str:
+    return ", ".join(w for w in workers if topo.attachment(w).switch == switch)
+
+
 # ------------------------------------------------------------------ the entries
 
 
@@ -149,6 +203,7 @@ class SwitchEntries:
     """What one switch of a job's tree gets."""
 
     switch: str
+    region_base: int
     job_rows: list[TableEntry]
     group: MulticastGroup
     rewrites: list[TableEntry]  # all the worker ports' rows (shared between jobs)
@@ -161,40 +216,41 @@ class Job:
     job_id: int
     workers: tuple[str, ...]
     slots: int
-    region_base: int
     mcast_grp: int
     epoch: int
     tree: Tree
-    switches: dict[str, SwitchEntries]
+    switches: dict[str, SwitchEntries]  # in tree order: the root first
     aggregator: dict[str, str]  # worker -> the address it sends its contributions to
+
+    @property
+    def regions(self) -> dict[str, int]:
+        """switch -> the first slot of the job's region there."""
+        return {name: sw.region_base for name, sw in self.switches.items()}
 
     def record(self) -> dict[str, Any]:
         return {"job_id": self.job_id, "workers": list(self.workers), "slots": self.slots,
-                "region_base": self.region_base, "mcast_grp": self.mcast_grp,
-                "epoch": self.epoch}
+                "root": self.tree.root, "regions": self.regions,
+                "mcast_grp": self.mcast_grp, "epoch": self.epoch}
 
 
 def plan_job(topo: Topology, job_id: int, workers: Sequence[str], slots: int,
-             region_base: int, mcast_grp: int, epoch: int) -> Job:
-    """The entries of a job whose resources are already chosen."""
-    tree = compute_tree(topo, workers)
+             tree: Tree, regions: dict[str, int], mcast_grp: int, epoch: int) -> Job:
+    """The entries of a job whose tree and resources are already chosen."""
     out: dict[str, SwitchEntries] = {}
     for name, node in tree.switches.items():
-        fan_in = len(node.children)
         is_root = node.parent_port is None
-        params = {"fan_in": fan_in, "is_root": int(is_root),
+        params = {"fan_in": node.fan_in, "is_root": int(is_root),
                   "parent_port": 0 if node.parent_port is None else node.parent_port,
-                  "mcast_grp": mcast_grp, "region_base": region_base, "epoch": epoch}
+                  "mcast_grp": mcast_grp, "region_base": regions[name], "epoch": epoch}
         rows = [_job_row(job_id, c.port, i, params) for i, c in enumerate(node.children)]
         if node.parent_port is not None:
-            rows.append(_job_row(job_id, node.parent_port, fan_in, params))
+            rows.append(_job_row(job_id, node.parent_port, node.fan_in, params))
         group = MulticastGroup(mcast_grp, [c.port for c in node.children])
         rewrites = [rewrite_row(topo, c.port, c.node, name) for c in node.children
                     if c.node in topo.hosts]
-        out[name] = SwitchEntries(name, rows, group, rewrites)
+        out[name] = SwitchEntries(name, regions[name], rows, group, rewrites)
     aggregator = {w: topo.switches[topo.attachment(w).switch].aggregator_ip for w in workers}
-    return Job(job_id, tuple(workers), slots, region_base, mcast_grp, epoch, tree, out,
-               aggregator)
+    return Job(job_id, tuple(workers), slots, mcast_grp, epoch, tree, out, aggregator)
 
 
 def _job_row(job_id: int, port: int, child_index: int, params: dict[str, int]) -> TableEntry:
@@ -265,14 +321,15 @@ class JobTable:
     total_slots: int = DEFAULT_TOTAL_SLOTS
     jobs: dict[int, Job] = field(default_factory=dict)
     next_epoch: int = 1
+    job_rows: int = DEFAULT_JOB_ROWS  # ina_job entries a switch holds
 
     def reset(self) -> None:
         """Forget every job: the switches run a freshly pushed pipeline."""
         self.jobs.clear()
         self.next_epoch = 1
 
-    def create(self, job_id: int, workers: Sequence[str],
-               slots: int = DEFAULT_JOB_SLOTS) -> Change:
+    def create(self, job_id: int, workers: Sequence[str], slots: int = DEFAULT_JOB_SLOTS,
+               root: str | None = None) -> Change:
         """Plan a new job and record it; raises ``JobError``/``TopologyError``."""
         if not 0 <= job_id <= MAX_JOB_ID:
             raise JobError(f"job id {job_id} is not in [0, {MAX_JOB_ID}]")
@@ -289,20 +346,55 @@ class JobTable:
         if not 1 <= slots <= self.total_slots:
             raise JobError(f"job {job_id}: slots must be in [1, {self.total_slots}], "
                            f"not {slots}")
-        base = allocate_region(((j.region_base, j.region_base + j.slots)
-                                for j in self.jobs.values()), self.total_slots, slots)
-        group = allocate_group(j.mcast_grp for j in self.jobs.values())
         if self.next_epoch > MAX_EPOCH:
             raise JobError(f"job {job_id}: the switches' {MAX_EPOCH} job epochs are used "
                            "up; push the pipeline again (ina ctl setup) to start over")
-        job = plan_job(self.topology, job_id, list(workers), slots, base, group,
-                       self.next_epoch)
+        try:
+            roots = [root] if root is not None else candidate_roots(self.topology, workers)
+        except JobError as e:
+            raise JobError(f"job {job_id}: {e}") from None
+        refusals = []
+        for candidate in roots:
+            try:
+                tree = compute_tree(self.topology, workers, candidate)
+                regions, group = self._fit(tree, slots)
+            except JobError as e:
+                refusals.append(f"with root {candidate}: {e}")
+                continue
+            job = plan_job(self.topology, job_id, list(workers), slots, tree, regions,
+                           group, self.next_epoch)
+            break
+        else:
+            others = (f" (and no other tree fits: {len(roots) - 1} other roots tried)"
+                      if len(roots) > 1 else "")
+            raise JobError(f"job {job_id} does not fit: {refusals[0]}{others}")
         self.next_epoch += 1
         installed = self._rewrites_in_use()
         change = Change(job, {name: [r for r in sw.rewrites if _key(name, r) not in installed]
                               for name, sw in job.switches.items()})
         self.jobs[job_id] = job
         return change
+
+    def _fit(self, tree: Tree, slots: int) -> tuple[dict[str, int], int]:
+        """The job's region on every switch of ``tree``, and its multicast group; a
+        ``JobError`` naming the switch where something does not fit."""
+        regions = {}
+        for name, node in tree.switches.items():
+            used = [(j.switches[name].region_base, j.switches[name].region_base + j.slots)
+                    for j in self.jobs.values() if name in j.switches]
+            try:
+                regions[name] = allocate_region(used, self.total_slots, slots)
+            except JobError as e:
+                raise JobError(f"switch {name}: {e}") from None
+            rows = sum(len(j.switches[name].job_rows) for j in self.jobs.values()
+                       if name in j.switches)
+            need = node.fan_in + (node.parent_port is not None)
+            if rows + need > self.job_rows:
+                raise JobError(f"switch {name}: its {JOB_TABLE} table holds {self.job_rows} "
+                               f"rows, {rows} are taken and the job needs {need}")
+        group = allocate_group(j.mcast_grp for j in self.jobs.values()
+                               if set(j.switches) & set(tree.switches))
+        return regions, group
 
     def delete(self, job_id: int) -> Change:
         """Forget a job; the change lists what to remove."""
@@ -338,14 +430,20 @@ class JobTable:
                 raise TypeError("expected a JSON object")
             table = cls(topology, int(data["total_slots"]), next_epoch=int(data["next_epoch"]))
             for rec in data["jobs"]:
-                job = plan_job(topology, int(rec["job_id"]), [str(w) for w in rec["workers"]],
-                               int(rec["slots"]), int(rec["region_base"]),
-                               int(rec["mcast_grp"]), int(rec["epoch"]))
+                workers = [str(w) for w in rec["workers"]]
+                tree = compute_tree(topology, workers, str(rec["root"]))
+                regions = {str(k): int(v) for k, v in rec["regions"].items()}
+                if set(regions) != set(tree.switches):
+                    raise ValueError(f"job {rec['job_id']}: regions on "
+                                     f"{', '.join(sorted_names(regions))}, but its tree is "
+                                     f"{', '.join(sorted_names(tree.switches))}")
+                job = plan_job(topology, int(rec["job_id"]), workers, int(rec["slots"]),
+                               tree, regions, int(rec["mcast_grp"]), int(rec["epoch"]))
                 if not 0 < job.epoch < table.next_epoch:
                     raise ValueError(f"job {job.job_id}: epoch {job.epoch} is not below "
                                      f"next_epoch {table.next_epoch}")
                 table.jobs[job.job_id] = job
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             detail = f": {e}" if str(e) else ""
             raise JobError(f"{where}: not a job state written by `ina ctl`"
                            f"{detail}") from None

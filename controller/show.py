@@ -59,16 +59,47 @@ def format_entry(schema: P4InfoSchema, entry: TableEntry) -> str:
     return f"{head} -> {action.preamble.name.rsplit('.', 1)[-1]}({args})"
 
 
+def _slots(base: int, slots: int) -> str:
+    return f"slots {base}..{base + slots - 1}"
+
+
+def format_job_summary(job: Job) -> str:
+    """One line: the workers, the root, the resources."""
+    return (f"job {job.job_id}: workers {','.join(job.workers)}; root {job.tree.root}; "
+            f"{job.slots} slots; multicast group {job.mcast_grp}; epoch {job.epoch}")
+
+
 def format_job(job: Job) -> list[str]:
-    lines = [f"job {job.job_id}: workers {','.join(job.workers)}; root {job.tree.root}; "
-             f"slots {job.region_base}..{job.region_base + job.slots - 1} ({job.slots}); "
-             f"multicast group {job.mcast_grp}; epoch {job.epoch}"]
-    for name, node in job.tree.switches.items():
-        kids = ", ".join(f"{c.node}@{c.port}" for c in node.children)
+    """The summary, then the tree from the root down: per switch its fan-in, parent port
+    and region, per child the port it sits behind; then where the workers send."""
+    lines = [format_job_summary(job)]
+    tree = job.tree
+
+    def switch_text(name: str) -> str:
+        node = tree.switches[name]
         up = "root" if node.parent_port is None else f"parent port {node.parent_port}"
-        lines.append(f"  {name}: {up}; children {kids}")
-    addresses = sorted(set(job.aggregator.values()))
-    lines.append(f"  aggregator address: {', '.join(addresses)}")
+        through = " (passes through)" if node.fan_in == 1 and node.parent_port else ""
+        return (f"{name}: {up}; fan-in {node.fan_in}{through}; "
+                f"{_slots(job.switches[name].region_base, job.slots)}")
+
+    def walk(name: str, prefix: str) -> None:
+        kids = tree.switches[name].children
+        for i, child in enumerate(kids):
+            last = i == len(kids) - 1
+            branch = "└── " if last else "├── "
+            if child.node in tree.switches:
+                lines.append(f"{prefix}{branch}port {child.port}: {switch_text(child.node)}")
+                walk(child.node, prefix + ("    " if last else "│   "))
+            else:
+                lines.append(f"{prefix}{branch}port {child.port}: {child.node}")
+
+    lines.append(f"  {switch_text(tree.root)}")
+    walk(tree.root, "  ")
+    by_address: dict[str, list[str]] = {}
+    for worker, address in job.aggregator.items():
+        by_address.setdefault(address, []).append(worker)
+    sends = "; ".join(f"{', '.join(ws)} to {a}" for a, ws in by_address.items())
+    lines.append(f"  workers send: {sends}")
     return lines
 
 

@@ -149,7 +149,7 @@ def test_a_new_job_in_a_freed_region_starts_from_empty_cells(ctl: Controller,
     assert star.inject(1, contribution(1, 1, 2, 0, [7] * K)) == []
     ctl.delete_job(1)
     job = ctl.create_job(2, ["h1", "h2"], slots=8)
-    assert (job.region_base, job.epoch) == (0, 2)
+    assert (job.regions, job.epoch) == ({"s1": 0}, 2)
     # h1's contribution to the same cell is new, not a retransmission of job 1's
     assert star.inject(1, contribution(1, 2, 2, 0, [1] * K)) == []
     outs = star.inject(2, contribution(2, 2, 2, 0, [2] * K))
@@ -214,9 +214,11 @@ def test_cli_session(star: Star, aggregation: PipelineFiles, tmp_path: Path,
                              "h1,h3", "--slots", "16")
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        "job 5: workers h1,h3; root s1; slots 0..15 (16); multicast group 1; epoch 1",
-        "  s1: root; children h1@1, h3@3",
-        "  aggregator address: 10.0.0.254"]
+        "job 5: workers h1,h3; root s1; 16 slots; multicast group 1; epoch 1",
+        "  s1: root; fan-in 2; slots 0..15",
+        "  ├── port 1: h1",
+        "  └── port 3: h3",
+        "  workers send: h1, h3 to 10.0.0.254"]
     assert (tmp_path / "net.jobs.json").exists()
 
     code, out, _ = ctl_cli(capsys, topo, "table", "dump", "s1", "ina_job")
@@ -247,7 +249,11 @@ def test_cli_session(star: Star, aggregation: PipelineFiles, tmp_path: Path,
     assert out.startswith("the program on s1 has no indexed counters")
 
     code, out, _ = ctl_cli(capsys, topo, "job", "list")
-    assert out.splitlines()[0].startswith("job 5: workers h1,h3")
+    assert out == "job 5: workers h1,h3; root s1; 16 slots; multicast group 1; epoch 1\n"
+    code, out, _ = ctl_cli(capsys, topo, "job", "show", "5")
+    assert out.splitlines()[1:3] == ["  s1: root; fan-in 2; slots 0..15", "  ├── port 1: h1"]
+    code, out, err = ctl_cli(capsys, topo, "job", "show", "6")
+    assert (code, err) == (1, "ina ctl: error: no job 6 (jobs: 5)\n")
 
     code, out, err = ctl_cli(capsys, topo, "job", "create", "--id", "5", "--workers", "h2")
     assert (code, err) == (1, "ina ctl: error: job 5 exists already (workers h1,h3); "

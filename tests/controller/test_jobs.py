@@ -46,7 +46,7 @@ def test_star4_job_entries_exactly() -> None:
     table = JobTable(star(4))
     change = table.create(7, ["h1", "h2", "h3", "h4"], slots=32)
     job = change.job
-    assert (job.region_base, job.slots, job.mcast_grp) == (0, 32, 1)
+    assert (job.regions, job.slots, job.mcast_grp) == ({"s1": 0}, 32, 1)
     assert job.tree.root == "s1"
     assert list(job.switches) == ["s1"]
     s1 = job.switches["s1"]
@@ -63,7 +63,7 @@ def test_second_job_gets_the_next_region_and_group_and_shares_rewrites() -> None
     table.create(1, ["h1", "h2"], slots=64)
     change = table.create(2, ["h2", "h3", "h4"], slots=100)
     job = change.job
-    assert (job.region_base, job.mcast_grp) == (64, 2)
+    assert (job.regions, job.mcast_grp) == ({"s1": 64}, 2)
     s1 = job.switches["s1"]
     assert s1.job_rows == [job_row(2, p, p - 2, 3, 1, 0, 2, 64, epoch=2) for p in (2, 3, 4)]
     assert job.epoch == 2
@@ -80,13 +80,14 @@ def test_regions_first_fit_and_reuse_after_delete() -> None:
     table = JobTable(star(2), total_slots=256)
     table.create(1, ["h1"], slots=100)
     table.create(2, ["h1"], slots=100)
-    with pytest.raises(JobError, match=r"no free region of 100 slots in the register arrays "
-                       r"\(256 slots; free: 200..255\); delete a job or use fewer slots"):
+    with pytest.raises(JobError, match=r"job 3 does not fit: with root s1: switch s1: no "
+                       r"free region of 100 slots in the register arrays \(256 slots; free: "
+                       r"200..255\); delete a job or use fewer slots$"):
         table.create(3, ["h1"], slots=100)
-    assert table.create(3, ["h2"], slots=56).job.region_base == 200
+    assert table.create(3, ["h2"], slots=56).job.regions == {"s1": 200}
     table.delete(1)
     job4 = table.create(4, ["h2"], slots=60).job
-    assert (job4.region_base, job4.mcast_grp) == (0, 1)  # job 1's region and group
+    assert (job4.regions, job4.mcast_grp) == ({"s1": 0}, 1)  # job 1's region and group
     assert job4.epoch == 4  # never job 1's: its cells must count as empty
     assert table.jobs[3].mcast_grp == 3
 
@@ -183,10 +184,10 @@ def test_state_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "jobs.json"
     table.save(path)
     assert json.loads(path.read_text()) == {"total_slots": 128, "next_epoch": 3, "jobs": [
-        {"job_id": 1, "workers": ["h3", "h4"], "slots": 16, "region_base": 16,
-         "mcast_grp": 2, "epoch": 2},
-        {"job_id": 3, "workers": ["h1", "h2"], "slots": 16, "region_base": 0,
-         "mcast_grp": 1, "epoch": 1}]}
+        {"job_id": 1, "workers": ["h3", "h4"], "slots": 16, "root": "s1",
+         "regions": {"s1": 16}, "mcast_grp": 2, "epoch": 2},
+        {"job_id": 3, "workers": ["h1", "h2"], "slots": 16, "root": "s1",
+         "regions": {"s1": 0}, "mcast_grp": 1, "epoch": 1}]}
     again = JobTable.load(topo, path)
     assert (again.total_slots, again.next_epoch) == (128, 3)
     assert {j: again.jobs[j].switches for j in again.jobs} == {
@@ -197,8 +198,8 @@ def test_state_round_trip(tmp_path: Path) -> None:
     with pytest.raises(JobError, match="jobs.json: not a job state written by `ina ctl`"):
         JobTable.load(topo, path)
     path.write_text('{"total_slots": 128, "next_epoch": 2, "jobs": [{"job_id": 1, '
-                    '"workers": ["h1"], "slots": 4, "region_base": 0, "mcast_grp": 1, '
-                    '"epoch": 2}]}')
+                    '"workers": ["h1"], "slots": 4, "root": "s1", "regions": {"s1": 0}, '
+                    '"mcast_grp": 1, "epoch": 2}]}')
     with pytest.raises(JobError, match="jobs.json: not a job state written by `ina ctl`: "
                        "job 1: epoch 2 is not below next_epoch 2"):
         JobTable.load(topo, path)

@@ -68,11 +68,14 @@ def test_spec_strings() -> None:
 
 @pytest.mark.parametrize(("spec", "message"), [
     ("", "topology spec '': empty topology name"),
-    ("ring,3", "topology spec 'ring,3': unknown topology 'ring' .known: star."),
-    ("star", "topology spec 'star': star takes one argument, the number of hosts"),
-    ("star,2,3", "star takes one argument"),
-    ("star,x", "topology spec 'star,x': star's number of hosts must be an integer, got 'x'"),
-    ("star,0", r"star's number of hosts must be in \[1, 253\], got 0"),
+    ("ring,3", r"topology spec 'ring,3': unknown topology 'ring' \(known: star, linear, "
+               r"leafspine, fattree, torus, dragonfly, or a .json/.yaml file\)"),
+    ("star", r"topology spec 'star': star takes 1 argument: N \(the number of hosts\) "
+             r"\(e.g. star,4\)"),
+    ("star,2,3", "star takes 1 argument"),
+    ("star,x", r"topology spec 'star,x': star's N \(the number of hosts\) must be an "
+               "integer, got 'x'"),
+    ("star,0", r"star's N \(the number of hosts\) must be in \[1, 253\], got 0"),
     ("star,2,bw=fast", "star's bw .Mbit/s. must be a number, got 'fast'"),
     ("star,2,bw=-1", "star's bw .Mbit/s. must be positive, got -1"),
     ("star,2,delay=5ms", "star has no option 'delay' .options: bw."),
