@@ -215,12 +215,9 @@ class FusedRun:
 
     def bind(self, decl: object, v: Operand, t: T.Type) -> None:
         """The lanes' values of local ``decl`` become ``v`` (a fresh array)."""
-        code, kind, _t = self._convert(v, t)
+        code, kind, _t = self._vector(self._convert(v, t))
         if kind == "view":
             code = f"{code}.copy()"
-        elif kind == "scalar":
-            code = f"_np_full({self.k}, {code}, {self.g.types.dtype_name(t)})"
-            self.g.mod.globals["_np_full"] = np.full
         name = self.g.tmp("_lv")
         self.g.em(f"{name} = {code}")
         self.vars[id(decl)] = name
@@ -250,7 +247,20 @@ class FusedRun:
             return f"({e.op}{a})", "vec", t
         if isinstance(e, A.Cast):
             return self._convert(self.expr(e.expr), t)
+        if isinstance(e, A.Mux):  # the same condition in every lane: one branch runs
+            c = g.expr(e.cond)
+            branches = [self._convert(self.expr(x), t) for x in (e.then, e.other)]
+            (a, ka, _), (b, kb, _) = (self._vector(v) for v in branches)
+            return f"({a} if {c} else {b})", "view" if "view" in (ka, kb) else "vec", t
         raise AssertionError(f"no vector form for {type(e).__name__}")
+
+    def _vector(self, v: Operand) -> Operand:
+        """``v`` as an array (a scalar repeated in every lane)."""
+        code, kind, t = v
+        if kind != "scalar":
+            return v
+        self.g.mod.globals["_np_full"] = np.full
+        return f"_np_full({self.k}, {code}, {self.g.types.dtype_name(t)})", "vec", t
 
     def _convert(self, v: Operand, to: T.Type) -> Operand:
         """``v`` as a value of type ``to`` (both bit<W>/int<W> of vector widths, or a

@@ -26,8 +26,9 @@ plain code generator:
   them is written;
 - every value that differs between lanes has a ``bit<W>``/``int<W>`` type with W in
   8, 16, 32 or 64 and is computed with ``+ - * & | ^ ~``, unary ``-``, shifts by a
-  constant below W and casts between such types: numpy's fixed-width integer
-  arithmetic wraps exactly as P4's does there. The array indexes are invariant.
+  constant below W, casts between such types and ``c ? a : b`` with an invariant
+  ``c``: numpy's fixed-width integer arithmetic wraps exactly as P4's does there. The
+  array indexes are invariant.
 
 Statements are compared by a canonical form (nested tuples) computed once each, so
 the search is linear in the number of statements for every unit length tried.
@@ -614,7 +615,17 @@ class _Flow:
                 raise NotFusable
             return False
         if isinstance(e, A.Mux):
-            if self.expr(e.cond) | self.expr(e.then) | self.expr(e.other):
+            if self.expr(e.cond):
+                raise NotFusable  # a condition that differs between lanes
+            a, b = self.expr(e.then), self.expr(e.other)
+            if not (a or b):
+                return False
+            t = self.ctx.ty(e)
+            if not vector_type(t):
                 raise NotFusable
-            return False
+            for side in (e.then, e.other):
+                st = self.ctx.ty(side)
+                if not (isinstance(st, T.InfInt) or strip(st) == strip(t)):
+                    raise NotFusable
+            return True
         raise NotFusable

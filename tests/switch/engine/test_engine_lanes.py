@@ -93,7 +93,7 @@ def _packet(rng: random.Random, t: str, op: int, idx: int, lanes: int = K) -> by
     for _ in range(lanes + 1):
         vals = (vals << width) | (_value(rng, width, signed) & ((1 << width) - 1))
     nbits = width * (lanes + 1)
-    return (bytes(12) + b"\x12\x34" + bytes([op, idx, rng.randrange(256), 0])
+    return (bytes(12) + b"\x12\x34" + bytes([op, idx, rng.randrange(256), rng.randrange(2)])
             + (vals << (-nbits % 8)).to_bytes((nbits + 7) // 8, "big"))
 
 
@@ -169,6 +169,15 @@ def test_every_vector_type_and_operator(t: str) -> None:
         return f"h.vals.v{i} = 5; r{i}.write(cell + 1, 3); r{i}.read(x, cell); h.vals.v{i} = -x;"
 
     fused, _ = _same(program(t, mix, stores, READ), t)
+    assert _fused_runs(fused) == 3
+
+
+def test_a_choice_the_same_in_every_lane() -> None:
+    def first_or_add(i: int) -> str:  # switchml_like.p4's lanes
+        return (f"r{i}.read(x, cell); x = h.ctl.flag == 1 ? h.vals.v{i} : x + h.vals.v{i}; "
+                f"r{i}.write(cell, x); h.vals.v{i} = h.ctl.pad == 0 ? 7 : x;")
+
+    fused, _ = _same(program("int<32>", first_or_add, REPLACE, READ), "int<32>")
     assert _fused_runs(fused) == 3
 
 
