@@ -162,8 +162,8 @@ def compute_tree(topo: Topology, workers: Sequence[str], root: str | None = None
         dist = _distances(topo, root)
         cut = [leaf for leaf in leaves if leaf not in dist]
         if cut:
-            raise JobError(f"root {root} does not reach switch {cut[0]} (where "
-                           f"{_workers_on(topo, workers, cut[0])} hang off)")
+            raise JobError(f"root {root} does not reach {cut[0]}, the switch of "
+                           f"{_workers_on(topo, workers, cut[0])}")
     hops = next_hops(topo)
     parent_port: dict[str, int | None] = {root: None}
     children: dict[str, list[Child]] = {root: []}
@@ -289,8 +289,9 @@ def allocate_region(used: Iterable[tuple[int, int]], total: int, size: int) -> i
         if end - start >= size:
             return start
     text = ", ".join(f"{s}..{e - 1}" for s, e in free) or "none"
-    raise JobError(f"no free region of {size} slots in the register arrays "
-                   f"({total} slots; free: {text}); delete a job or use fewer slots")
+    unit = "slot" if size == 1 else "slots"
+    raise JobError(f"no free region of {size} {unit} in the register arrays ({total} slots; "
+                   f"free: {text}); delete a job or use fewer slots")
 
 
 def allocate_group(used: Iterable[int]) -> int:
