@@ -21,7 +21,8 @@ def test_bench_engine_with_stf_setup(capsys, tmp_path: Path) -> None:
                  "--count", "300"]) == 0
     out = capsys.readouterr().out
     assert "1 packet(s) from" in out
-    assert re.search(r"300 packets in .* \(300 packets out\)", out), out
+    assert re.search(r"300 packets in .* \(300 packets out; [\d,]+ packets per CPU-second\)",
+                     out), out
 
 
 def test_bench_engine_stf_errors_are_clear(capsys, tmp_path: Path) -> None:
