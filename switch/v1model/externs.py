@@ -174,39 +174,65 @@ class ExternState:
         return True
 
 
-def _concatenate(g: Any, leaves: list[tuple[str, int | str, str | None]]) -> tuple[str, str]:
-    """Emit code that concatenates field-list leaves (value, width, validity guard)
-    into one integer, leaving out those whose guard is false; (value, width) names."""
-    acc, width = g.tmp("_cv"), g.tmp("_cw")
+Leaf = tuple[str, int | str, str | None]  # a field-list leaf: value, width, validity guard
+
+
+def _word_terms(leaves: list[tuple[str, int]], pad: int) -> str:
+    """Fixed-width leaves as a sum of ``value << (offset mod 16)`` (see ``_word_sum``),
+    their concatenation followed by ``pad`` zero bits."""
+    terms = []
+    offset = pad
+    for code, w in reversed(leaves):
+        shift = offset % 16
+        terms.append(f"({code} << {shift})" if shift else code)
+        offset += w
+    return "(" + " + ".join(reversed(terms)) + ")" if terms else "0"
+
+
+def _word_sum(g: Any, leaves: list[Leaf]) -> tuple[str, str | None]:
+    """(code, validity guard) of a non-negative integer congruent modulo 0xFFFF to the
+    leaves concatenated (those of invalid headers left out) and padded to whole 16-bit
+    words, and zero only when they are all zero: what csum16 needs, without building
+    the concatenation. Since 2^16 = 1 modulo 0xFFFF, a field that ends o bits before
+    the end counts as ``field << (o mod 16)``. One guard for all (or none) and fixed
+    widths: an expression, valid under the guard; else statements are emitted."""
+    guards = {gd for _c, _w, gd in leaves}
+    fixed = [(c, w) for c, w, _g in leaves if isinstance(w, int)]
+    if len(guards) <= 1 and len(fixed) == len(leaves):
+        total = sum(w for _c, w in fixed)
+        return _word_terms(fixed, (-total) & 15), next(iter(guards), None)
+    acc, after = g.tmp("_cs"), g.tmp("_ca")
     g.em(f"{acc} = 0")
-    g.em(f"{width} = 0")
-    i = 0
-    while i < len(leaves):
-        guard = leaves[i][2]
-        j = i
-        while j < len(leaves) and leaves[j][2] == guard:
-            j += 1
+    g.em(f"{after} = 0")  # bits after the leaves summed so far (they go from the end)
+    j = len(leaves)
+    while j > 0:
+        guard = leaves[j - 1][2]
+        i = j
+        while i > 0 and leaves[i - 1][2] == guard:
+            i -= 1
         if guard is not None:
             g.em(f"if {guard}:")
         with g.em.indent() if guard is not None else contextlib.nullcontext():
-            fixed: list[tuple[str, int]] = []
-            for code, w, _g in leaves[i:j] + [("", "", None)]:
+            run: list[tuple[str, int]] = []
+            for code, w, _g in [("", "", None)] + leaves[i:j]:
                 if isinstance(w, int):
-                    fixed.append((code, w))
+                    run.append((code, w))
                     continue
-                if fixed:
-                    total = sum(fw for _c, fw in fixed)
-                    cat = fixed[0][0]
-                    for c, fw in fixed[1:]:
-                        cat = f"(({cat}) << {fw} | {c})"
-                    g.em(f"{acc} = ({acc} << {total}) | {cat}")
-                    g.em(f"{width} += {total}")
-                    fixed = []
+                _flush_run(g, acc, after, run)
+                run = []
                 if code:  # a varbit: its width is known at run time
-                    g.em(f"{acc} = ({acc} << {w}) | {code}")
-                    g.em(f"{width} += {w}")
-        i = j
-    return acc, width
+                    g.em(f"{acc} += {code} << ({after} & 15)")
+                    g.em(f"{after} += {w}")
+            _flush_run(g, acc, after, run)
+        j = i
+    return f"({acc} << (-{after} & 15))", None
+
+
+def _flush_run(g: Any, acc: str, after: str, run: list[tuple[str, int]]) -> None:
+    """Add a run of fixed-width leaves (the last ones not yet added) to the word sum."""
+    if run:
+        g.em(f"{acc} += {_word_terms(run, 0)} << ({after} & 15)")
+        g.em(f"{after} += {sum(w for _c, w in run)}")
 
 
 class V1Hooks:
@@ -395,14 +421,9 @@ class V1Hooks:
             def data_code() -> str:
                 if algo_name == "csum16" and payload is None:
                     fn = g.mod.bind(csum16_int, "csum16_int")
-                    si = g.serialize_int(data)
-                    if si is not None:
-                        code, w, guard = si
-                        pad = (-w) & 15
-                        v = f"{fn}(({code}) << {pad})" if pad else f"{fn}({code})"
-                        return v if guard is None else f"({v} if {guard} else 0xFFFF)"
-                    acc, width = _concatenate(g, g.flatten(data))
-                    return f"{fn}({acc} << (-{width} & 15))"
+                    code, guard = _word_sum(g, g.flatten(data))
+                    v = f"{fn}({code})"
+                    return v if guard is None else f"({v} if {guard} else 0xFFFF)"
                 return f"{h}({g.serialize(data, payload)})"
 
             if name.startswith("verify"):
