@@ -3,6 +3,11 @@ the traffic manager's extra paths (clone, resubmit, recirculate, truncate, diges
 and is not traced: the same steps as ``Pipeline.process`` in the same order, with
 the block functions called directly and nothing checked that the program cannot
 set. Everything else runs through ``Pipeline.process``.
+
+Nor does it set what the program cannot read: the global timestamps of
+``standard_metadata`` when no part of the program names them (nor uses the whole
+``standard_metadata`` otherwise than through its fields), and the per-packet
+context (``_X``) fields that no generated code refers to.
 """
 
 from __future__ import annotations
@@ -11,7 +16,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from switch.engine.layout import strip
 from switch.engine.rt import P4Exit, PacketAbort, ParserError
+from switch.frontend import ast as A
+from switch.frontend import types as T
 from switch.v1model import metadata as M
 
 #: extern functions whose effects only ``Pipeline.process`` carries out
@@ -29,25 +37,69 @@ def _call(fn: str, order: list[str], out: str = "None") -> str:
     return f"{fn}({', '.join(objs.get(a, 'None') for a in order)})"
 
 
+TIMESTAMPS = ("ingress_global_timestamp", "egress_global_timestamp")
+#: extern functions that take standard_metadata whole but read none of its fields
+METADATA_WRITERS = frozenset({"mark_to_drop"})
+
+
+def read_fields(program: Any, struct: T.Type, names: tuple[str, ...]) -> set[str]:
+    """Which of ``names`` the program may read in values of type ``struct``: those it
+    names as a member of such a value, or all when such a value is used whole (passed,
+    assigned, serialised) anywhere but in ``mark_to_drop``."""
+    found: set[str] = set()
+
+    def walk(node: object, parent: object) -> None:
+        if isinstance(node, A.Call) and isinstance(node.target, A.CallExternFunction) \
+                and node.target.function.name in METADATA_WRITERS:
+            return
+        if isinstance(node, A.Member) and node.name in names \
+                and strip(node.expr.type) is struct:  # type: ignore[arg-type]
+            found.add(node.name)
+        elif isinstance(node, A.Name) and not isinstance(parent, A.Member) \
+                and node.type is not None and strip(node.type) is struct:
+            found.update(names)
+        for slot in getattr(node, "__slots__", ()):
+            child = getattr(node, slot, None)
+            for c in child if isinstance(child, (list, tuple)) else (child,):
+                if isinstance(c, A.Node) or (isinstance(c, tuple) and c):
+                    walk(c, node)
+
+    for d in program.decls:
+        walk(d, None)
+    return found
+
+
+def _context_fields(source: str) -> set[str]:
+    """The per-packet context fields the generated code refers to (as ``_X.<name>``)."""
+    return {f for f in ("plen", "payload", "sm") if f"_X.{f}" in source}
+
+
 def build_fast_process(pipeline: Any) -> Process:
     """``pipeline.process`` for programs that need none of its extra paths."""
     a = pipeline.args
     parser_args = ", ".join({"hdr": "hdr", "meta": "meta", "sm": "sm"}.get(x, "None")
                             for x in a["p"])
+    stamps = read_fields(pipeline.c.program, pipeline.sm_t, TIMESTAMPS)
+    ctx_fields = _context_fields(pipeline.c.source)
+
+    def only(cond: bool, line: str) -> str:
+        return line if cond else "pass"
+
     src = f"""
 def process(port, data):
     data = bytes(data)
     X = ctx
     X.checksum_error = 0
     plen = len(data)
-    X.plen = plen
+    {only("plen" in ctx_fields, "X.plen = plen")}
     hdr = H()
     meta = Meta()
     sm = SM()
     sm.f_ingress_port = port
     sm.f_packet_length = plen
-    sm.f_ingress_global_timestamp = ((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF
-    X.sm = sm
+    {only(TIMESTAMPS[0] in stamps, "sm.f_ingress_global_timestamp = "
+          "((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF")}
+    {only("sm" in ctx_fields, "X.sm = sm")}
     try:
         try:
             bo = parser(data, 0, {parser_args})
@@ -55,7 +107,7 @@ def process(port, data):
             bo = e.bit_offset
             sm.f_parser_error = e.code
         payload = data[bo >> 3:]
-        X.payload = payload
+        {only("payload" in ctx_fields, "X.payload = payload")}
         try:
             {_call("vr", a["vr"])}
         except P4Exit:
@@ -94,13 +146,14 @@ def process(port, data):
 
 def egress(hdr, meta, sm, port, payload, plen, outputs):
     X = ctx
-    X.plen = plen
-    X.payload = payload
-    X.sm = sm
+    {only("plen" in ctx_fields, "X.plen = plen")}
+    {only("payload" in ctx_fields, "X.payload = payload")}
+    {only("sm" in ctx_fields, "X.sm = sm")}
     sm.f_egress_port = port
     sm.f_egress_spec = 0
     sm.f_packet_length = plen
-    sm.f_egress_global_timestamp = ((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF
+    {only(TIMESTAMPS[1] in stamps, "sm.f_egress_global_timestamp = "
+          "((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF")}
     try:
         try:
             {_call("eg", a["eg"])}

@@ -55,7 +55,7 @@ def _reference(fields: list[tuple[int, int]]) -> int:
     for value, width in fields:
         acc, total = (acc << width) | value, total + width
     pad = -total % 8
-    return csum16(((acc << pad).to_bytes((total + pad) // 8, "big")))
+    return csum16((acc << pad).to_bytes((total + pad) // 8, "big"))
 
 
 def test_word_sum_checksums_equal_the_bytes_checksum() -> None:

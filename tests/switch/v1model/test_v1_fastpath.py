@@ -67,3 +67,38 @@ def _outcome(sw: V1Switch, port: int, data: bytes) -> object:
         return sw.inject(port, data)
     except Exception as e:  # noqa: BLE001 - compared, not handled
         return f"{type(e).__name__}: {e}"
+
+
+STAMPS = """
+#include <core.p4>
+#include <v1model.p4>
+header t_t { bit<48> ig; bit<48> eg; }
+struct h_t { t_t t; }
+struct m_t { bit<8> unused; }
+parser P(packet_in pk, out h_t h, inout m_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(h.t); transition accept; }
+}
+control V(inout h_t h, inout m_t m) { apply { } }
+bit<48> ingress_stamp(in standard_metadata_t s) { return s.ingress_global_timestamp; }
+control I(inout h_t h, inout m_t m, inout standard_metadata_t sm) {
+    apply { sm.egress_spec = 1; h.t.ig = INGRESS; }
+}
+control E(inout h_t h, inout m_t m, inout standard_metadata_t sm) {
+    apply { h.t.eg = sm.egress_global_timestamp; }
+}
+control C(inout h_t h, inout m_t m) { apply { } }
+control D(packet_out pk, in h_t h) { apply { pk.emit(h.t); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+@pytest.mark.parametrize("ingress", ["sm.ingress_global_timestamp", "ingress_stamp(sm)"])
+def test_the_fast_path_sets_the_timestamps_a_program_reads(ingress: str) -> None:
+    from switch.frontend import compile_text
+
+    sw = V1Switch(compile_text(STAMPS.replace("INGRESS", ingress), "stamps.p4"))
+    assert sw.pipeline.inject != sw.pipeline.process
+    sw.inject(0, bytes(12))
+    (_port, out), = sw.inject(0, bytes(12))  # the clock has moved on since the start
+    ig, eg = int.from_bytes(out[:6], "big"), int.from_bytes(out[6:], "big")
+    assert 0 < ig <= eg
