@@ -48,7 +48,7 @@ class InNetwork:
     name = "ina"
 
     def prepare(self, net: AllReduceNet, job: JobSpec) -> None:
-        net.create_job(job.job_id, list(job.workers), slots=job.window)
+        net.create_job(job.job_id, list(job.workers), slots=job.window, root=job.root)
 
     def agents(self, net: AllReduceNet, job: JobSpec, out_dir: Path) -> list[AgentSpec]:
         plan = net.ctl.jobs.get(job.job_id)

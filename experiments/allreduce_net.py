@@ -1,9 +1,12 @@
 """A running Mininet network ready for aggregation jobs.
 
 ``AllReduceNet.start`` builds the topology (``topologies.spec``), starts its P4Runtime
-switches (``ina switch`` or ``simple_switch_grpc``, without a program), compiles
+switches (``ina switch`` or ``simple_switch_grpc``, without a program; logs in
+``logs/``, and with ``pcap`` every port's capture in ``pcaps/``), compiles
 ``p4/aggregation.p4`` into the work directory, and lets the controller push it, install
-the IPv4 routes and give the hosts their static ARP entries. Then any number of jobs
+the IPv4 routes and give the hosts their static ARP entries; the delay and loss of the
+topology's links become the built-in switch ports' impairments (BMv2 has none to give
+them). Then any number of jobs
 run in it (``run_agents``), one after another or at once: ``ina run`` runs one,
 the end-to-end tests many. ``stop`` always tears the network down.
 
@@ -29,6 +32,7 @@ from controller.pipeline import PipelineFiles
 from controller.topology import Topology, sorted_names
 from experiments.jobspec import TARGETS, AgentSpec
 from experiments.options import RunError
+from topologies.builder import combine_impairments, link_impairments
 from topologies.kernel_impair import HostLink, KernelImpairError, impair_host_links
 from topologies.netutil import mininet_lock
 from topologies.nodes import BMv2Switch, InaSwitch, bmv2_missing, ina_command
@@ -65,12 +69,15 @@ class AllReduceNet:
     bw: float | None = None
     k: int = 64
     seed: int | None = 1
+    pcap: bool = False
     net: Any = None
     controller: Controller | None = None
     topology: Topology | None = None
     hosts: list[str] = field(default_factory=list)
     agent_watch: Callable[[dict[str, int]], None] | None = None
     """Called with the agents' PIDs (host -> PID) the moment they are released."""
+    link_impairments: dict[str, dict[int, str]] = field(default_factory=dict)
+    """switch -> port -> the impairment of the topology's link there."""
     _stack: ExitStack = field(default_factory=ExitStack)
 
     # ------------------------------------------------------------- lifecycle
@@ -87,10 +94,16 @@ class AllReduceNet:
         setLogLevel("critical")  # tc warnings (htb quantum) are not errors
         logs = self.work_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
+        capture: dict[str, Any] = ({"pcap": True, "pcap_dir": self.work_dir / "pcaps"}
+                                   if self.pcap else {})
+        self.link_impairments = link_impairments(topo)
         if self.target == "builtin":
-            node: Any = partial(InaSwitch, log_dir=logs, seed=self.seed)
+            node: Any = partial(InaSwitch, log_dir=logs, seed=self.seed, **capture)
+        elif self.link_impairments:
+            raise RunError(f"target {self.target}: the topology's links have delays or "
+                           "losses, which need the built-in switch")
         else:
-            node = partial(BMv2Switch, log_dir=logs)
+            node = partial(BMv2Switch, log_dir=logs, **capture)
         self._stack.enter_context(mininet_lock())
         self.net = Mininet(topo=topo, controller=None, build=False, switch=node)
         self._stack.callback(self.net.stop)
@@ -105,6 +118,8 @@ class AllReduceNet:
             self.controller.push_pipeline(files)
             self.controller.install_routes()
             install_static_arp(self.net, self.topology)
+            if self.link_impairments:
+                self.impair("none")
         except BaseException:
             self.stop()
             raise
@@ -149,8 +164,9 @@ class AllReduceNet:
 
     def impair(self, spec: str) -> None:
         """Set ``spec`` (``loss=0.01,direction=both``; ``none`` clears) on every port of
-        every switch: through ``ina switch-cli`` on the built-in switch, in the kernel
-        on BMv2 (``topologies.kernel_impair``: loss and duplication, host links only)."""
+        every switch, on top of the topology's own link impairments: through ``ina
+        switch-cli`` on the built-in switch, in the kernel on BMv2
+        (``topologies.kernel_impair``: loss and duplication, host links only)."""
         if self.target != "builtin":
             try:
                 topo = self.ctl.topology
@@ -160,10 +176,17 @@ class AllReduceNet:
                 raise RunError(f"impairment {spec!r} on {self.target}: {e}") from None
             return
         for sw in self.switches():
-            reply = sw.cli("impair", "all", spec)
-            if reply.returncode != 0:
-                raise RunError(f"ina switch-cli impair all {spec} on {sw.name}: "
-                               f"{reply.stderr.strip()}")
+            settings = [("all", spec)]
+            try:
+                settings += [(str(port), combine_impairments(link, spec)) for port, link
+                             in sorted(self.link_impairments.get(sw.name, {}).items())]
+            except ValueError as e:
+                raise RunError(f"impairment {spec!r}: {e}") from None
+            for port, setting in settings:
+                reply = sw.cli("impair", port, setting)
+                if reply.returncode != 0:
+                    raise RunError(f"ina switch-cli impair {port} {setting} on {sw.name}: "
+                                   f"{reply.stderr.strip()}")
 
     def _host_links(self) -> list[HostLink]:
         out = []
@@ -176,8 +199,9 @@ class AllReduceNet:
                 out.append(HostLink(host, intf.name, peer.name))
         return out
 
-    def create_job(self, job_id: int, workers: list[str], slots: int) -> Job:
-        return self.ctl.create_job(job_id, workers, slots=slots)
+    def create_job(self, job_id: int, workers: list[str], slots: int,
+                   root: str | None = None) -> Job:
+        return self.ctl.create_job(job_id, workers, slots=slots, root=root)
 
     def delete_job(self, job_id: int) -> None:
         self.ctl.delete_job(job_id)

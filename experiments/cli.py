@@ -1,7 +1,7 @@
 """The experiment verbs of ``ina``: ``run``, ``show``, ``plot`` and ``model``.
 
     ina run [FILE.toml] [--topo SPEC ...] [--algo A,B] [--size N,N] [--bw R,R]
-            [--loss P,P] [--repeat R] [--check] ...
+            [--loss P,P] [--repeat R] [--check] [--root SWITCH] [--pcap] [--cli] ...
     ina show RUN_DIR [--markdown]
     ina plot RUN_DIR [--out DIR]
     ina model --workers N[,N] --size S[,S] [--bw MBPS] [--k K] [--alpha US]
@@ -9,8 +9,10 @@
 ``ina run`` measures every combination of the listed values in Mininet (root) and
 writes one run directory (``results.json``, ``results.csv``); exit status 0 when every
 point succeeded (and, with ``--check``, every result was right), 1 otherwise, 2 for
-bad options. ``show`` prints the run's table, ``plot`` draws its figures, ``model``
-prints the alpha-beta model without running anything.
+bad options; with ``--cli`` it sets one point up and leaves the user at the mininet>
+prompt instead (``experiments.interactive``). ``show`` prints the run's table,
+``plot`` draws its figures, ``model`` prints the alpha-beta model without running
+anything.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from experiments.options import FIELDS, RunError
+from experiments.options import FIELDS, RunError, read_flag
 
 RUN_HELP = """Run all-reduce experiments in Mininet (as root): every combination of the
 listed values, each --repeat times, in one run directory under --runs-dir.
@@ -43,7 +45,7 @@ def add_experiment_parsers(verbs: Any) -> None:
                          description=RUN_HELP, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("file", nargs="?", metavar="FILE.toml", help="an experiment file")
     for f in FIELDS.values():
-        if f.attr == "check":
+        if f.read is read_flag:
             p.add_argument(f.option, action=argparse.BooleanOptionalAction, default=None,
                            help=f.help)
         else:
@@ -119,6 +121,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     points = sweep.points()
     o = points[0].options
+    if o.cli:
+        return _run_cli(points)
     name = (Path(args.file).stem if args.file else
             f"{o.algo}-{o.topo.replace(',', '')}" if len(points) == 1 else "sweep")
     sweep = replace(sweep, name=name)
@@ -140,6 +144,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"\nresults: {outcome.run_dir}/results.json (and results.csv); "
               f"'ina plot {outcome.run_dir}' draws the figures")
     return 0 if outcome.ok else 1
+
+
+def _run_cli(points: list[Any]) -> int:
+    """``ina run --cli``: one point's network and job, at the mininet> prompt
+    (``experiments.interactive``)."""
+    from experiments.interactive import run_interactive
+
+    if len(points) != 1:
+        print(f"ina run: error: --cli sets up one point, and the options make "
+              f"{len(points)}", file=sys.stderr)
+        return 2
+    try:
+        run_interactive(points[0].options, with_job=True)
+    except RunError as e:
+        print(f"ina run: error: {e}", file=sys.stderr)
+        return 1
+    return 0
 
 
 # ------------------------------------------------------------- show, plot

@@ -27,6 +27,7 @@ class JobSpec:
     k: int = 64
     scaling: str = "tight"
     timeout_ms: float = 100.0
+    root: str | None = None  # the root switch of an in-network job's tree
 
     def inputs(self) -> list[npt.NDArray[np.float32]]:
         """Every worker's input, as its agent generates it (rank = position)."""

@@ -44,6 +44,9 @@ class RunOptions:
     scaling: str = "tight"
     timeout_ms: float = 100.0
     runs_dir: str = "runs"
+    root: str | None = None  # the root switch of an in-network job's tree
+    cli: bool = False  # set the point up and leave the user at the mininet> prompt
+    pcap: bool = False  # keep every switch port's capture
 
     def validate(self) -> None:
         """Raise ``RunError`` naming the first bad option."""
@@ -60,6 +63,13 @@ class RunOptions:
         and duplication work on every target: BMv2 gets them from the kernel
         (``topologies.kernel_impair``), which refuses what it cannot do when the network
         runs."""
+        if self.root is not None:
+            from topologies.spec import parse_topo_spec
+
+            switches = parse_topo_spec(self.topo).switches()
+            if self.root not in switches:
+                return (f"--root {self.root}: not a switch of {self.topo} (switches: "
+                        f"{', '.join(switches[:8])}{' ...' if len(switches) > 8 else ''})")
         return None
 
     @property
@@ -191,6 +201,12 @@ def _check_dir(path: str) -> str | None:
     return None if path else "must not be empty"
 
 
+def _check_switch_name(name: str | None) -> str | None:
+    if name is None or (name[:1] == "s" and name[1:].isdigit()):
+        return None
+    return "not a switch name (s1, s2, ...)"
+
+
 @dataclass(frozen=True)
 class Field:
     attr: str  # the RunOptions attribute
@@ -251,6 +267,14 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
           help="in-network: the agents' first retransmission timeout (default 100 ms)"),
     Field("runs_dir", "--runs-dir", read_text, _check_dir, metavar="DIR",
           help="where run directories go (default runs/)"),
+    Field("root", "--root", read_text, _check_switch_name, metavar="SWITCH",
+          help="in-network: the root switch of the job's aggregation tree (default: the "
+               "switch that makes the tree shallowest)"),
+    Field("cli", "--cli", read_flag, lambda v: None,
+          help="set the network and the job up, then leave you at the mininet> prompt; "
+               "everything is torn down when you leave it"),
+    Field("pcap", "--pcap", read_flag, lambda v: None,
+          help="keep every switch port's capture in the run directory (netN/pcaps/)"),
 )}
 assert set(FIELDS) == {f.name for f in fields(RunOptions)}, "every option has a Field"
 

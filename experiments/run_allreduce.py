@@ -97,12 +97,14 @@ class NetworkRunner:
         self.impairment: str | None = None
         self.job_ids = itertools.count(1)
         self.start_error: str | None = None
+        self.pcap = False  # keep the switch ports' captures (the sweep's --pcap)
 
     def start(self) -> AllReduceNet:
         if self.net is not None and all(sw.exit_status is None for sw in self.net.switches()):
             return self.net
         self.stop()
-        net = AllReduceNet(self.topo, self.work_dir, self.target, self.bw, self.k)
+        net = AllReduceNet(self.topo, self.work_dir, self.target, self.bw, self.k,
+                           pcap=self.pcap)
         net.start()
         self.net = net
         for pid in switch_pids(net).values():
@@ -128,6 +130,7 @@ class NetworkRunner:
         if self.start_error is not None:
             record["errors"].append(self.start_error)
             return record
+        self.pcap = options.pcap
         try:
             net = self.start()
         except Exception as e:
@@ -142,7 +145,8 @@ class NetworkRunner:
             self.job_ids = itertools.count(2)
             job_id = 1
         job = JobSpec(job_id, tuple(net.hosts), options.size, options.dist, options.seed,
-                      options.window, options.k, options.scaling, options.timeout_ms)
+                      options.window, options.k, options.scaling, options.timeout_ms,
+                      options.root)
         record["job"] = job.to_json()
         monitor = Monitor(link_rates(net))
         monitor.watch(switch_pids(net), "switch")

@@ -110,6 +110,8 @@ VERB_MODULES: dict[str, tuple[str, str]] = {
     "show": ("experiments.cli", "add_experiment_parsers"),
     "plot": ("experiments.cli", "add_experiment_parsers"),
     "model": ("experiments.cli", "add_experiment_parsers"),
+    "topo": ("ina.topo_cli", "add_topo_parsers"),
+    "net": ("ina.topo_cli", "add_topo_parsers"),
 }
 
 

@@ -20,7 +20,7 @@ Everything is declared in ``build``; nothing runs, so a topology is a plain grap
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mininet.link import TCLink
@@ -121,3 +121,21 @@ def link_impairments(topo: Any) -> dict[str, dict[int, str]]:
         assert node in switches, f"link {a} - {b} joins no switch"
         out.setdefault(node, {})[int(port)] = spec
     return out
+
+
+def combine_impairments(link: str, extra: str | None) -> str:
+    """The impairment of a port whose link has ``link`` (both directions) when ``extra``
+    (an ``ina switch-cli impair`` spec for every port, or None) applies on top: the
+    losses compound, the delays add up, ``extra``'s duplication and reordering stay."""
+    from switch.ports.spec import parse_impairment_spec
+
+    _, base = parse_impairment_spec(f"all:{link}")
+    if extra is None or extra.strip().lower() == "none":
+        return base.to_spec()
+    _, more = parse_impairment_spec(f"all:{extra}")
+    if more.direction != "both":
+        raise ValueError(f"impairment {extra!r} applies to one direction; a link's own "
+                         f"({link}) applies to both: give direction=both")
+    combined = replace(more, loss=round(1 - (1 - base.loss) * (1 - more.loss), 12),
+                       delay_ms=base.delay_ms + more.delay_ms)
+    return combined.to_spec()

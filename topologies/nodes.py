@@ -6,6 +6,10 @@
     PROGRAM -i 1@s1-eth1 -i 2@s1-eth2 ... --device-id N [--log-file F] [--pcap DIR]
         -- --grpc-server-addr 127.0.0.1:PORT --cpu-port C
 
+With ``pcap`` the switch writes ``<iface>_in.pcap`` and ``<iface>_out.pcap`` per port
+into ``pcap_dir`` (default ``<log_dir>/<name>-pcap``; the names do not collide, so
+switches may share one directory).
+
 ``program`` is optional: without it the switch starts with ``--no-p4`` and waits for a
 pipeline over P4Runtime (``compile()`` gives the P4Info and device config to push).
 The device id defaults to the last number in the switch's name (s3 -> 3) and the gRPC port to
@@ -83,9 +87,9 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
     def __init__(self, name: str, program: str | Path | None = None,
                  device_id: int | None = None, grpc_port: int | None = None,
                  cpu_port: int | None = None, log_dir: str | Path | None = None,
-                 pcap: bool = False, trace: bool = False, extra_args: Sequence[str] = (),
-                 ready_timeout: float = 60.0, stop_timeout: float = 5.0,
-                 **params: Any):
+                 pcap: bool = False, pcap_dir: str | Path | None = None, trace: bool = False,
+                 extra_args: Sequence[str] = (), ready_timeout: float = 60.0,
+                 stop_timeout: float = 5.0, **params: Any):
         super().__init__(name, **params)
         self.program = Path(program) if program is not None else None
         self.device_id = device_id if device_id is not None else _number_in(name)
@@ -93,6 +97,7 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
         self.cpu_port = cpu_port
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.pcap = pcap
+        self.pcap_dir = Path(pcap_dir) if pcap_dir is not None else None
         self.trace = trace
         self.extra_args = list(extra_args)
         self.ready_timeout = ready_timeout
@@ -134,8 +139,8 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
         if self.trace:
             argv += ["--log-file", str(self.logs / f"{self.name}.trace")]
         if self.pcap:
-            pcap_dir = self.logs / f"{self.name}-pcap"
-            pcap_dir.mkdir(exist_ok=True)
+            pcap_dir = self.pcap_dir or self.logs / f"{self.name}-pcap"
+            pcap_dir.mkdir(parents=True, exist_ok=True)
             argv += ["--pcap", str(pcap_dir)]
         argv += self.extra_args
         argv += ["--", "--grpc-server-addr", self.grpc_address]

@@ -1,0 +1,123 @@
+"""Working inside the network: ``ina net SPEC`` and ``ina run --cli``.
+
+Both start the network as ``ina run`` does (``experiments.allreduce_net``: switches,
+the pipeline, routes, static ARP, the links' impairments), print what runs where, and
+leave the user at Mininet's ``mininet>`` prompt (hosts, ``pingall``, an agent by hand);
+leaving it (``exit`` or Ctrl-D) tears everything down. ``ina run --cli`` also sets up
+the point's job as ``ina run`` would (for ``ina``, the job on the switches) and writes
+``agents.cli``, a Mininet script that runs the job's agents (``source RUN/agents.cli``
+at the prompt). The run directory keeps the switch logs (``logs/``), the captures
+(``pcaps/``, with ``--pcap``), the agents' results and stats (``agents/``), and the
+controller's view (``topology.json``, ``topology.jobs.json``), so ``ina ctl --topo
+RUN/topology.json ...`` reads the running switches from another shell.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from experiments.allreduce_net import AllReduceNet, need_root
+from experiments.jobs import get_algorithm
+from experiments.jobspec import JobSpec
+from experiments.options import RunError, RunOptions
+from experiments.rundir import RunDir
+from topologies.nodes import ina_command
+
+JOB_ID = 1
+
+
+def run_interactive(options: RunOptions, with_job: bool, stdin: TextIO | None = None,
+                    out: TextIO | None = None) -> Path:
+    """The session (see the module docstring); the run directory."""
+    out = out or sys.stdout
+    why = need_root()
+    if why:
+        raise RunError(f"the network {why}")
+    name = ("cli-" if with_job else "net-") + _slug(options.topo)
+    run_dir = RunDir.create(Path(options.runs_dir).resolve(), name)
+    net = AllReduceNet(options.topo, run_dir.path, options.target, options.bw, options.k,
+                       pcap=options.pcap)
+    with net:
+        from experiments.run_allreduce import impairment_spec
+
+        net.impair(impairment_spec(options.loss, options.duplicate) or "none")
+        topology = net.ctl.topology
+        topology.save(run_dir.path / "topology.json")
+        lines = [f"network {options.topo} is up: {len(topology.switches)} switches "
+                 f"({_target(options.target)}), {len(topology.hosts)} hosts; run directory "
+                 f"{run_dir.path}",
+                 f"  switch logs in logs/{', captures in pcaps/' if options.pcap else ''}; "
+                 f"the switches from another shell: ina ctl --topo "
+                 f"{run_dir.path / 'topology.json'} ..."]
+        with _job(net, options, run_dir) if with_job else _nothing() as job_lines:
+            lines += job_lines
+            lines.append("leave with exit (or Ctrl-D): the network is torn down")
+            print("\n".join(lines), file=out, flush=True)
+            prompt(net, stdin)
+    print(f"network {options.topo} torn down; run directory {run_dir.path}", file=out)
+    return run_dir.path
+
+
+def prompt(net: AllReduceNet, stdin: TextIO | None) -> None:
+    """Mininet's CLI on the running network, until the user leaves it."""
+    from mininet.cli import CLI
+    from mininet.log import setLogLevel
+
+    setLogLevel("output")  # the CLI's answers; not the set-up chatter
+    try:
+        CLI(net.net, stdin=stdin or sys.stdin)
+    finally:
+        setLogLevel("critical")
+
+
+@contextmanager
+def _nothing() -> Iterator[list[str]]:
+    yield []
+
+
+@contextmanager
+def _job(net: AllReduceNet, options: RunOptions, run_dir: RunDir) -> Iterator[list[str]]:
+    """The point's job, set up for the session (and removed after it); the lines that
+    tell the user about it."""
+    from controller.show import format_job
+
+    algorithm = get_algorithm(options.algo)
+    job = JobSpec(JOB_ID, tuple(net.hosts), options.size, options.dist, options.seed,
+                  options.window, options.k, options.scaling, options.timeout_ms,
+                  options.root)
+    algorithm.prepare(net, job)
+    try:
+        agents = algorithm.agents(net, job, run_dir.sub("agents"))
+        script = run_dir.path / "agents.cli"
+        commands = []
+        for i, a in enumerate(agents):
+            argv = [*ina_command(), "agent", *a.args, "--output", str(a.output),
+                    "--stats", str(a.stats)]
+            background = " &" if i < len(agents) - 1 else ""
+            commands.append(f"{a.host} {shlex.join(argv)}{background}")
+        script.write_text("\n".join(commands) + "\n")
+        lines = [f"job {JOB_ID} ({options.algo}, {options.size} float32 values per worker) "
+                 f"on {', '.join(job.workers)}"]
+        if options.algo == "ina":
+            net.ctl.jobs.save(run_dir.path / "topology.jobs.json")
+            lines += format_job(net.ctl.jobs.get(JOB_ID))
+        lines += [f"run its agents: source {script}",
+                  f"  (their results: {run_dir.path / 'agents'}/job{JOB_ID}-HOST.npy)",
+                  f"one by hand, e.g.: {commands[0].removesuffix(' &')}"]
+        yield lines
+    finally:
+        algorithm.finish(net, job)
+
+
+def _target(target: str) -> str:
+    return "ina switch" if target == "builtin" else "simple_switch_grpc"
+
+
+def _slug(spec: str) -> str:
+    return "".join(c for c in Path(spec.split(",")[0]).stem + spec[len(spec.split(",")[0]):]
+                   if c.isalnum() or c in "-_.")
