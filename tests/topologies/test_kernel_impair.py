@@ -20,6 +20,7 @@ from topologies.kernel_impair import (
     parse_spec,
     switch_rules,
 )
+from topologies.netutil import mininet_lock
 
 SO_RCVBUFFORCE = 33  # Linux; not in Python's socket module
 
@@ -98,6 +99,11 @@ def pair() -> Iterator[tuple[FakeHost, str]]:
     for tool in ("nft", "mnexec"):
         if shutil.which(tool) is None:
             pytest.skip(f"needs {tool}")
+    with mininet_lock():  # the names and the subnet are fixed: one test run at a time
+        yield from _pair()
+
+
+def _pair() -> Iterator[tuple[FakeHost, str]]:
     subprocess.run(["ip", "netns", "del", "kiq-a"], capture_output=True)
     subprocess.run(["ip", "link", "del", "kiq-sw"], capture_output=True)
 
