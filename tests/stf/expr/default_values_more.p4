@@ -3,7 +3,9 @@
  * enum (0, named or not), a compile-time constant, a header stack (all
  * invalid), a header union, a function argument and a return value; and a
  * loop in an action next to them. (A new type has no default value, as in
- * p4c: golden/errors/default_of_new_type.p4.)
+ * p4c: golden/errors/default_of_new_type.p4. The stack's first element is
+ * given by another header, not by a list: p4c-bm2-ss writes a list
+ * initializer of a stack element as JSON BMv2 cannot load.)
  */
 
 #include <core.p4>
@@ -81,7 +83,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
             hdr.st = ...;
             hdr.u = ...;
         } else if (hdr.h.k == 2) {
-            hdr.st = { { 8w0x77 }, ... };
+            hdr.st = { hdr.st[1], ... };
             hdr.u.e = {#};
         }
         hdr.h.r6 = (hdr.st[0].isValid() ? 8w1 : 8w0) + (hdr.st[1].isValid() ? 8w2 : 8w0)
