@@ -131,11 +131,16 @@ def combine_impairments(link: str, extra: str | None) -> str:
 
     _, base = parse_impairment_spec(f"all:{link}")
     if extra is None or extra.strip().lower() == "none":
-        return base.to_spec()
+        return _unseeded(base.to_spec())
     _, more = parse_impairment_spec(f"all:{extra}")
     if more.direction != "both":
         raise ValueError(f"impairment {extra!r} applies to one direction; a link's own "
                          f"({link}) applies to both: give direction=both")
     combined = replace(more, loss=round(1 - (1 - base.loss) * (1 - more.loss), 12),
                        delay_ms=base.delay_ms + more.delay_ms)
-    return combined.to_spec()
+    return _unseeded(combined.to_spec()) if "seed=" not in extra else combined.to_spec()
+
+
+def _unseeded(spec: str) -> str:
+    """The spec without its seed: the switch picks it (its ``--seed``)."""
+    return ",".join(p for p in spec.split(",") if not p.startswith("seed="))

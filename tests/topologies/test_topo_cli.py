@@ -120,10 +120,12 @@ def test_link_impairments_combine_with_a_runs(tmp_path: Path) -> None:
     assert link_impairments(load_topo_file(path)) == {
         "s1": {3: "loss=0.02,delay=1.5ms,direction=both"}}
     link = "loss=0.02,delay=1.5ms,direction=both"
-    assert combine_impairments(link, None) == "loss=0.02,delay=1.5ms,seed=0,direction=both"
+    assert combine_impairments(link, None) == "loss=0.02,delay=1.5ms,direction=both"
     assert combine_impairments(link, "none") == combine_impairments(link, None)
     assert combine_impairments(link, "loss=0.5,duplicate=0.1,direction=both") == (
-        "loss=0.51,delay=1.5ms,duplicate=0.1,seed=0,direction=both")
+        "loss=0.51,delay=1.5ms,duplicate=0.1,direction=both")
+    assert combine_impairments(link, "loss=0.1,seed=4,direction=both") == (
+        "loss=0.118,delay=1.5ms,seed=4,direction=both")
     with pytest.raises(ValueError, match="applies to one direction; a link's own .* "
                                          "applies to both: give direction=both"):
         combine_impairments(link, "loss=0.1")
