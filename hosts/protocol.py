@@ -306,6 +306,7 @@ class AllReduceRun:
         else:
             self.named_seq[slot] = -1
         self.prev = (slot, version, self.seq)
+        self.last_tx_at = getattr(self, "_now", 0.0)
         self.last_seq[slot] = self.seq
         if not self.transmissions[slot]:
             self.first_seq[slot] = self.seq
@@ -406,6 +407,7 @@ class AllReduceRun:
         """Handle a batch of datagrams from the switch; returns what to send next:
         the resends the batch asks for, then the next chunk of every slot it
         completed (quantized together)."""
+        self._now = now
         s = self.settings.window
         job_id, size = self.job_id, self._payload_size
         unpack = HEADER.unpack_from
@@ -509,21 +511,29 @@ class AllReduceRun:
 
     def on_timer(self, now: float) -> list[bytes]:
         """Resend every packet whose timer expired (see "Loss" above)."""
+        self._now = now
         due = np.flatnonzero(self.deadlines <= now)
         out = []
         settings = self.settings
-        for slot in due.tolist():
+        backed_off = False
+        for slot in sorted(due.tolist(), key=self.first_seq.__getitem__):
             if self.fetch_at[slot] <= now:  # not a timeout: a fetch put off (see above)
                 self.fetch_at[slot] = np.inf
                 self.stats.fetches += 1
                 out.append(self._resend(slot, now))
                 continue
+            too_short = self._rto_too_short(slot)
+            if too_short and backed_off:
+                continue  # re-armed below: the oldest one's resend probes for them all
             self.stats.timeouts += 1
-            if self._rto_too_short(slot):
+            if too_short:
                 self.retries[slot] += 1
                 wait = min(self.waits[slot] * settings.backoff, settings.max_timeout)
                 self.estimator.back_off(wait)
                 self._note_rto()
+                if self.estimator.adaptive:  # a fixed timeout is every packet's own
+                    self._hold_back(slot, now + wait)
+                    backed_off = True
             else:  # a loss: resend as often as the RTO allows
                 wait = self.estimator.rto
             waited = now - self.sent_at[slot]
@@ -540,15 +550,29 @@ class AllReduceRun:
             out.append(self._transmit(slot))
         return out
 
+    def _hold_back(self, slot: int, until: float) -> None:
+        """After a timeout that says the RTO is too short, the other chunks that
+        nothing overtook wait for the answer to ``slot``'s resend instead of expiring in
+        a burst (as TCP's one timer restarts): a switch that stalls for a moment costs
+        one resend, not a window's."""
+        answered = self.answered_seq
+        for other, w in enumerate(self.awaited):
+            if (w >= 0 and other != slot and self.first_seq[other] > answered
+                    and self.fetch_at[other] == np.inf):
+                self.deadlines[other] = max(self.deadlines[other], until)
+
     def _rto_too_short(self, slot: int) -> bool:
         """Whether the expiry of ``slot`` says the RTO is too short for everything in
-        flight: no chunk sent after it has been answered, though some are outstanding
-        (the last chunks of a run, which nothing follows, say nothing)."""
+        flight: no chunk sent after it has been answered, though some are outstanding.
+        In the run's tail (fewer than half the slots still busy) the chunks left wait
+        for losses to be repaired, and an expiry says nothing about the RTO."""
         first = self.first_seq[slot]
         if first <= self.answered_seq:
             return False  # overtaken: a loss on this slot alone
         if self.estimator.srtt is None:
             return True  # the configured first timeout may be anything
+        if 2 * self.active < self.settings.window:
+            return False
         return any(w >= 0 and self.first_seq[other] > first
                    for other, w in enumerate(self.awaited))
 

@@ -223,3 +223,22 @@ def test_a_fetch_waits_a_quarter_srtt_for_a_result_that_was_only_overtaken() -> 
     run2.on_packets([answer(sent2[1], named=(0, 0))], 0.010)
     [nxt] = run2.on_packets([answer(sent2[0])], 0.0105)
     assert chunk_of(nxt) == 4 and run2.on_timer(0.011) == [] and run2.stats.fetches == 0
+
+
+def test_a_switch_that_stalls_costs_one_resend_per_worker_not_a_window() -> None:
+    """The switch stops for 100 ms (a process without a CPU): every chunk in flight is
+    late, none is lost. The oldest one's timer says the RTO is too short; the others
+    wait for the answer to its resend instead of expiring in a burst."""
+    n = 4
+    xs = inputs(n, 40_000, seed=5)
+    runs = [AllReduceRun(x, 1, n, DEFAULT) for x in xs]
+    net = star(1, n, K, seed=5, service=1e-9, **SHAPED)
+
+    def stall(t: float) -> None:
+        net.switch_free[0] = t + 0.1
+    net.at(0.05, stall)
+    run_workers(net, runs)
+    check_sum(runs, xs)
+    for r in runs:
+        assert r.stats.rtt_samples > 0 and 1 <= r.stats.timeouts <= 3
+        assert r.stats.retransmitted == r.stats.timeouts
