@@ -16,7 +16,8 @@ run it. Each rule is p4c-bm2-ss's, with its message and error class:
   v1model ones p4c-bm2-ss dropped (``Checksum16``, ``clone3``, ``resubmit``,
   ``recirculate``, ``mark_to_drop()`` without ``standard_metadata``);
 * ``hash`` data that is not a struct or a list, ``log_msg`` data that is not a list;
-* a table that some path through a control applies twice (``invalid``).
+* a table that some path through a control applies twice, or that two places apply
+  with different statements after them (``invalid``).
 
 The walk follows the instantiated program, block by block with the role the package
 gives it, into the sub-parsers and sub-controls it applies, the actions its tables and
@@ -314,55 +315,75 @@ class _Walk:
                               f"expression: {expr_text(data)}", "target-error")
 
 
+_END = "end"  # the end of the control, where a return goes too
+
+
 class _TableApplies:
-    """Which tables a path through a control's body may have applied: one applied twice
-    on a path cannot be a node of BMv2's acyclic control-flow graph."""
+    """BMv2 runs a control as an acyclic graph of table and condition nodes, each with
+    its successors. So no path through the body may apply a table twice (a path from
+    the table back to itself), and the places that apply one table must all go on to
+    the same node (p4c-bm2-ss makes a node of each run of other statements and of each
+    ``exit``; a ``return`` goes to the end)."""
 
     def __init__(self, walk: _Walk, block: BlockInstance) -> None:
         self.walk = walk
         self.top = block
         self.reported: set[str] = set()
+        self.successors: dict[str, set[tuple[object, ...]]] = {}
+        self.first_decl: dict[str, A.TableDecl] = {}
 
     def run(self) -> None:
-        self._statement(self.top.decl.body, self.top, frozenset())  # type: ignore[union-attr]
+        body = self.top.decl.body  # type: ignore[union-attr]
+        self._statement(body, self.top, frozenset(), _END)
+        for name, seen in self.successors.items():
+            if len(seen) > 1 and name not in self.reported:
+                self._report(name, self.first_decl[name], "Program is not supported by "
+                             f"this target, because table {name} has multiple successors")
 
-    def _statement(self, s: A.Stmt, block: BlockInstance, before: frozenset[str] | None
-                   ) -> frozenset[str] | None:
+    def _report(self, name: str, decl: A.TableDecl, message: str) -> None:
+        self.reported.add(name)
+        self.walk.error(self.walk.ctx.name_pos(decl), message, len(decl.name), "invalid")
+
+    def _statement(self, s: A.Stmt, block: BlockInstance, before: frozenset[str] | None,
+                   cont: object) -> frozenset[str] | None:
         """The tables applied on some path to the end of ``s`` (None: no path gets
-        there, after ``exit`` or ``return``)."""
+        there, after ``exit`` or ``return``); ``cont`` is the node that follows ``s``."""
         if before is None:
             return None
         if isinstance(s, A.Block):
             out: frozenset[str] | None = before
-            for x in s.stmts:
-                out = self._statement(x, block, out)
+            for i, x in enumerate(s.stmts):
+                out = self._statement(x, block, out, _next_node(s.stmts[i + 1:], cont))
             return out
         if isinstance(s, A.If):
-            after_cond = self._expr(s.cond, block, before)
-            then = self._statement(s.then, block, after_cond)
-            other = (self._statement(s.other, block, after_cond) if s.other is not None
-                     else after_cond)
+            then_node = _next_node([s.then], cont)
+            else_node = _next_node([s.other], cont) if s.other is not None else cont
+            after_cond = self._expr(s.cond, block, before, ("branch", then_node, else_node))
+            then = self._statement(s.then, block, after_cond, cont)
+            other = (self._statement(s.other, block, after_cond, cont)
+                     if s.other is not None else after_cond)
             return _join(then, other)
         if isinstance(s, A.Switch):
-            after_expr = self._expr(s.expr, block, before)
+            after_expr = self._expr(s.expr, block, before, ("switch", id(s)))
             out = None
             has_default = False
             for case in s.cases:
                 has_default = has_default or isinstance(case.label, A.DefaultExpr)
                 if case.body is not None:
-                    out = _join(out, self._statement(case.body, block, after_expr))
+                    out = _join(out, self._statement(case.body, block, after_expr, cont))
             return out if has_default else _join(out, after_expr)
         if isinstance(s, (A.Exit, A.Return)):
             return None
         if isinstance(s, A.CallStmt):
-            return self._expr(s.call, block, before)
+            return self._expr(s.call, block, before, ("next", cont))
         if isinstance(s, A.Assign):
-            return self._expr(s.value, block, before)
+            return self._expr(s.value, block, before, ("in", id(s)))
         if isinstance(s, A.DeclStmt) and isinstance(s.decl, A.VarDecl) and s.decl.init:
-            return self._expr(s.decl.init, block, before)
+            return self._expr(s.decl.init, block, before, ("in", id(s)))
         return before
 
-    def _expr(self, e: A.Expr, block: BlockInstance, before: frozenset[str]) -> frozenset[str]:
+    def _expr(self, e: A.Expr, block: BlockInstance, before: frozenset[str],
+              successor: tuple[object, ...]) -> frozenset[str]:
         out = before
         for x in walk_expression(e):
             if not isinstance(x, A.Call):
@@ -372,19 +393,39 @@ class _TableApplies:
                 name = self.walk.program.instance_names.get((id(target.table), block.fqn))
                 if name is None:
                     continue
+                self.first_decl.setdefault(name, target.table)
+                self.successors.setdefault(name, set()).add(successor)
                 if name in out and name not in self.reported:
-                    self.reported.add(name)
-                    self.walk.error(self.walk.ctx.name_pos(target.table),
-                                    "Program can not be implemented on this target since it "
-                                    f"contains a path from table {name} back to itself",
-                                    len(target.table.name), "invalid")
+                    self._report(name, target.table, "Program can not be implemented on this "
+                                 f"target since it contains a path from table {name} back "
+                                 "to itself")
                 out = out | {name}
             elif isinstance(target, A.CallSubApply):
                 child = block.children.get(target.instance.name)
                 body = getattr(child.decl, "body", None) if child is not None else None
                 if child is not None and isinstance(body, A.Block):
-                    out = self._statement(body, child, out) or out
+                    cont = successor[1] if successor[0] == "next" else successor
+                    out = self._statement(body, child, out, cont) or out
         return out
+
+
+def _next_node(stmts: list[A.Stmt | None], cont: object) -> object:
+    """The node the first of ``stmts`` that makes one starts with (``cont`` if none
+    does): statements that declare or do nothing make no node, a return goes to the
+    end of the control."""
+    for s in stmts:
+        if s is None or isinstance(s, A.Empty):
+            continue
+        if isinstance(s, A.DeclStmt) and not (isinstance(s.decl, A.VarDecl) and s.decl.init):
+            continue
+        if isinstance(s, A.Block):
+            if not s.stmts:
+                continue
+            return _next_node(list(s.stmts), cont)
+        if isinstance(s, A.Return):
+            return _END
+        return id(s)
+    return cont
 
 
 def _join(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
