@@ -27,7 +27,7 @@ checked."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from switch.frontend import ast as A
 from switch.frontend import types as T
@@ -409,7 +409,7 @@ class _TableApplies:
         return out
 
 
-def _next_node(stmts: list[A.Stmt | None], cont: object) -> object:
+def _next_node(stmts: Sequence[A.Stmt | None], cont: object) -> object:
     """The node the first of ``stmts`` that makes one starts with (``cont`` if none
     does): statements that declare or do nothing make no node, a return goes to the
     end of the control."""
