@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from switchproc_helpers import ina, need_root
+from switchproc_helpers import ROOT, ina, need_root
 
 pytestmark = pytest.mark.slow
 
@@ -73,3 +73,28 @@ def test_bench_switch_refuses_a_program_without_a_route_table(tmp_path) -> None:
     result = ina("bench", "switch", str(prog), timeout=300)
     assert result.returncode == 1
     assert "no table with one 32-bit LPM key" in result.stderr
+
+
+def _readme_bench_commands() -> list[list[str]]:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("## Starting the switch by hand\n")
+    section = readme[start:readme.index("\n## ", start + 1)]
+    blocks = re.findall(r"```\w*\n(.*?)```", section, re.S)
+    return [line.split()[1:] for block in blocks for line in block.splitlines()
+            if line.startswith(".venv/bin/ina bench switch ")]
+
+
+def test_readme_bench_switch_commands_run_as_written() -> None:
+    need_root()
+    commands = _readme_bench_commands()
+    assert [c[2] for c in commands] == ["p4/aggregation.p4", "p4/ipv4_forward.p4"]
+    outs = []
+    for argv in commands:
+        result = ina(*argv, "--count", "2000", timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert re.search(r"throughput, window of 64 (chunks|frames): [\d,]+ .*switch CPU: "
+                         r"[\d.]+ us per packet in", result.stdout), result.stdout
+        assert "Traceback" not in result.stderr
+        outs.append(result.stdout)
+    assert "8 workers on ports 1..8, K=256 values per contribution" in outs[0]
+    assert re.search(r"results: \d+ RESULTs received, 0 with a wrong sum", outs[0])
