@@ -71,8 +71,11 @@ def test_bench_allreduce(tmp_path: Path) -> None:
     proc = subprocess.run(_rename(command, tmp_path).split(), cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert re.search(r"goodput: [\d.]+ Mbit/s = [\d.]+% of the link rate", proc.stdout)
-    assert "links 100 Mbit/s" in proc.stdout
+    rows = [line.split() for line in proc.stdout.splitlines()
+            if re.match(r"\s+4\s+256\s", line)]
+    assert [row[3] for row in rows] == ["0%", "5%"], proc.stdout
+    assert rows[0][8] == "100%" and rows[0][9] == "0"  # the lossless point resent nothing
+    assert re.search(r"results: \S+/results\.json", proc.stdout)
 
 
 def test_by_hand_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
