@@ -41,6 +41,9 @@ from topologies.spec import parse_topo_spec
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = ROOT / "p4" / "aggregation.p4"
 AGENT_TIMEOUT = 300.0  # seconds an agent may take, start to finish
+ELECTION_ID = (0, 2)
+"""The network's controller is the primary with this election id, above ``ina ctl``'s
+default (0, 1): ``ina ctl`` can read the running switches as a backup meanwhile."""
 AGENT_COMMAND = [sys.executable, "-m", "hosts.agent_cli"]
 """``ina agent`` without the rest of ``ina``'s verbs, whose imports (gRPC, Mininet)
 would double the start-up time of every agent."""
@@ -113,7 +116,8 @@ class AllReduceNet:
             self.topology = Topology.from_mininet(topo, self.net)
             self.hosts = sorted_names(self.topology.hosts)
             files = self.compile(self.work_dir / "build")
-            self.controller = Controller(self.topology).connect()
+            self.controller = Controller(self.topology,
+                                         election_id=ELECTION_ID).connect()
             self._stack.callback(self.controller.close)
             self.controller.push_pipeline(files)
             self.controller.install_routes()

@@ -5,16 +5,19 @@ the pipeline, routes, static ARP, the links' impairments), print what runs where
 leave the user at Mininet's ``mininet>`` prompt (hosts, ``pingall``, an agent by hand);
 leaving it (``exit`` or Ctrl-D) tears everything down. ``ina run --cli`` also sets up
 the point's job as ``ina run`` would (for ``ina``, the job on the switches) and writes
-``agents.cli``, a Mininet script that runs the job's agents (``source RUN/agents.cli``
-at the prompt). The run directory keeps the switch logs (``logs/``), the captures
-(``pcaps/``, with ``--pcap``), the agents' results and stats (``agents/``), and the
-controller's view (``topology.json``, ``topology.jobs.json``), so ``ina ctl --topo
-RUN/topology.json ...`` reads the running switches from another shell.
+``agents.cli``, a Mininet script that runs the job's agents and waits for them all
+(``source RUN/agents.cli`` at the prompt). The run directory keeps the switch logs
+(``logs/``), the captures (``pcaps/``, with ``--pcap``), the agents' results and stats
+(``agents/``), and the controller's view (``topology.json``, ``topology.jobs.json``),
+so ``ina ctl --topo RUN/topology.json ...`` reads the running switches from another
+shell (the session's controller stays the primary). SIGTERM ends the session as
+``exit`` does, network torn down.
 """
 
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,10 +71,15 @@ def prompt(net: AllReduceNet, stdin: TextIO | None) -> None:
     from mininet.cli import CLI
     from mininet.log import setLogLevel
 
+    def leave(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
     setLogLevel("output")  # the CLI's answers; not the set-up chatter
+    previous = signal.signal(signal.SIGTERM, leave)
     try:
         CLI(net.net, stdin=stdin or sys.stdin)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         setLogLevel("critical")
 
 
@@ -100,7 +108,8 @@ def _job(net: AllReduceNet, options: RunOptions, run_dir: RunDir) -> Iterator[li
                     "--stats", str(a.stats)]
             background = " &" if i < len(agents) - 1 else ""
             commands.append(f"{a.host} {shlex.join(argv)}{background}")
-        script.write_text("\n".join(commands) + "\n")
+        waits = [f"{a.host} wait" for a in agents[:-1]]  # for the background agents
+        script.write_text("\n".join(commands + waits) + "\n")
         lines = [f"job {JOB_ID} ({options.algo}, {options.size} float32 values per worker) "
                  f"on {', '.join(job.workers)}"]
         if options.algo == "ina":
