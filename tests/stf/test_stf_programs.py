@@ -72,12 +72,7 @@ KNOWN_DIFFERENCES = {
 # built-in switch only, until the programs are rewritten or p4c is fixed.
 P4C_REJECTS = {
     "control/emit_list": "Compiler Bug",  # p4c crashes on emit of a list
-    "control/for_loop_control_flow": "Side effects in for condition not supported",
-    "control/for_loop_forms": "does not support iteration over this collection",
-    "expr/default_values_more": "No default value for type tag_t",
-    "expr/div_mod": "could not evaluate expression at compilation time",
     "parser/union_stack_next": "Compiler Bug",  # p4c crashes (SIGSEGV)
-    "table/const_entries_priority": "Table with 'const' entries cannot have priorities",
 }
 
 BMV2_SUFFIX = ".bmv2.stf"
