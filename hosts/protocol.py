@@ -36,23 +36,29 @@ the job costs N packets for one loss. Three mechanisms, fastest first:
   once. A NACK is taken only when nothing was sent for the named chunk since.
 * *Down-loss*: every multicast RESULT names the cell the switch completed before it. A
   worker still waiting for that cell's chunk has lost its RESULT and resends the chunk
-  at once; the switch answers a contribution to a complete cell with its stored
+  (a quarter of an SRTT later, in case the RESULT was only overtaken on a link that
+  reorders); the switch answers a contribution to a complete cell with its stored
   RESULT (*fetch*).
-* *Timers*, for what the names miss (a NACK or a resend lost too, two losses in a row):
-  each slot has a timer, armed for the current retransmission timeout (RTO, from the
-  measured round-trip times: ``hosts.rto``) plus ``PATIENCE`` smoothed RTTs when a
-  chunk is first sent, and for one RTO after a resend. On expiry the chunk is resent
-  and the slot's wait grows by ``backoff`` up to ``max_timeout``. After ``max_retries``
-  expiries the run fails (``AllReduceTimeout``).
+* *Timers*, for what the names miss (a NACK or a resend lost too, two losses in a
+  row): each slot has a timer, armed for the current retransmission timeout (RTO, from
+  the measured round-trip times: ``hosts.rto``) after a resend, and for the RTO plus
+  ``PATIENCE`` smoothed RTTs when a chunk is first sent while at least half the slots
+  are busy. The patience keeps a worker from resending while another worker recovers
+  through the names: a NACK'd or fetched chunk needs about two round trips more (the
+  resend, then that worker's next contribution), and meanwhile the others' chunks of
+  that slot wait.
 
-The patience keeps a worker from resending while another worker recovers through the
-names: a NACK'd or fetched chunk needs about two round trips more (the resend, then the
-other worker's next contribution), and during them the others' chunks of that slot
-wait. A timer that fires on a chunk that another chunk *sent after it* has overtaken
-(its RESULT came first) is a loss on that slot alone; one that fires on a chunk nothing
-has overtaken says the RTO is too short for everything in flight (a slow link, a long
-queue), and only then is the worker's RTO backed off too (``RtoEstimator.back_off``).
-RTT samples come only from chunks sent once that nothing overtook: the others measure
+What an expiry means depends on what came back since. A chunk that another chunk *sent
+after it* has overtaken (its RESULT came first), or one of the few left in the run's
+tail, waits for a loss to be repaired: it is resent every RTO, and the run fails when
+it has waited ``max_retries`` times ``max_timeout`` in all. A chunk that nothing
+overtook while later ones are outstanding says the RTO is too short for everything in
+flight (a slow link, a long queue, a switch that stalled): it alone is resent, its
+wait grows by ``backoff`` up to ``max_timeout``, the worker's RTO is backed off
+(``RtoEstimator.back_off``) and the other chunks that nothing overtook wait for its
+answer instead of expiring in a burst; after ``max_retries`` such expiries the run
+fails (``AllReduceTimeout``). RTT samples come from chunks sent once; of those that
+were overtaken only the ones faster than the RTO count, for the others measured
 another worker's recovery, not the network, and would inflate the RTO.
 """
 
@@ -110,8 +116,8 @@ class WorkerSettings:
     in seconds. ``timeout`` is the first retransmission timeout; with ``adaptive``
     the RTO then follows the measured round-trip times, at least ``min_timeout``
     above the smoothed RTT and at most ``max_timeout`` (``hosts.rto``); without it
-    every packet is first given ``timeout``. A timeout multiplies the slot's wait by
-    ``backoff``, up to ``max_timeout``.
+    every packet is first given ``timeout``. A timeout that says the RTO is too short
+    multiplies the slot's wait by ``backoff``, up to ``max_timeout`` (see "Loss" above).
 
     ``min_timeout`` (10 ms) is well above what an idle emulated LAN adds to a chunk's
     round trip (tens of microseconds per packet in the Python switch and agents) but
@@ -306,7 +312,6 @@ class AllReduceRun:
         else:
             self.named_seq[slot] = -1
         self.prev = (slot, version, self.seq)
-        self.last_tx_at = getattr(self, "_now", 0.0)
         self.last_seq[slot] = self.seq
         if not self.transmissions[slot]:
             self.first_seq[slot] = self.seq
@@ -365,8 +370,9 @@ class AllReduceRun:
         return self._transmit(slot)
 
     # RTT samples. Only a chunk sent once gives one (Karn's rule: the RESULT of a
-    # resent chunk may answer either copy), and only if no chunk sent after it was
-    # answered first (then it waited for another worker's recovery). And none of the
+    # resent chunk may answer either copy), and if a chunk sent after it was answered
+    # first, only when it is faster than the RTO (else it waited for another worker's
+    # recovery; a link that reorders overtakes chunks too, by less). And none of the
     # first S wire chunks do: ``start`` sends them in one burst, so their RTTs ramp
     # from one packet's transmission time to a whole window's, while every later chunk
     # goes out when its slot's RESULT arrives and so finds about a window of packets
@@ -407,7 +413,6 @@ class AllReduceRun:
         """Handle a batch of datagrams from the switch; returns what to send next:
         the resends the batch asks for, then the next chunk of every slot it
         completed (quantized together)."""
-        self._now = now
         s = self.settings.window
         job_id, size = self.job_id, self._payload_size
         unpack = HEADER.unpack_from
@@ -511,7 +516,6 @@ class AllReduceRun:
 
     def on_timer(self, now: float) -> list[bytes]:
         """Resend every packet whose timer expired (see "Loss" above)."""
-        self._now = now
         due = np.flatnonzero(self.deadlines <= now)
         out = []
         settings = self.settings
