@@ -9,7 +9,7 @@ the reason (the README lists them too); the test checks that each difference is 
 there, so that a fixed p4c shows up as a failure to update the list.
 
 Skipped when ``p4c-bm2-ss`` is not on PATH. Both compilers run in two processes; the
-220 compilations take 70 CPU-seconds, 90 to 140 s on a two-core machine busy with other
+220 compilations take 70 CPU-seconds, 90 to 210 s on a two-core machine busy with other
 work (so the test is marked slow); nothing is written in the repository.
 """
 
