@@ -6,7 +6,8 @@ only a ``bit<W>`` or ``int<W>`` register element (W > 0) and registers of a nonz
 size. Indices and the values ``random``, ``hash`` and the meters write are fields of
 BMv2's JSON, so they are scalars too. Anything else is rejected here, at the type
 argument or the argument, as unsupported: never when the pipeline is built or a packet
-runs."""
+runs. A register of ``int<W>`` compiles, with a warning: BMv2 reads its values back as
+unsigned, where the spec (and this switch) keeps their sign."""
 
 from __future__ import annotations
 
@@ -64,6 +65,13 @@ def check_extern_instance(chk: Checker, ref: A.TypeRef, t: T.Extern,
         if not is_unknown(arg_types[0]) and not is_bits(arg_types[0]):
             refuse(0, f"a register of {arg_types[0]} (BMv2 registers hold bit<W> or "
                    "int<W> values)")
+        element = lowered(arg_types[0])
+        if isinstance(element, T.Bits) and element.signed:
+            chk.ctx.warning(type_refs[0].pos,
+                            f"a register of {arg_types[0]}: BMv2 reads its values back as "
+                            f"unsigned (bit<{element.width}>), this switch as signed, as "
+                            "the P4 spec says; compare and shift them as unsigned, or keep "
+                            "them offset, where both must agree", _written_length(type_refs[0]))
         size = args[0] if args else None
         if isinstance(size, A.IntLit) and size.value == 0:
             chk.ctx.unsupported(size.pos, "a register of size 0 (a direct register; BMv2 "
@@ -78,6 +86,13 @@ def check_extern_instance(chk: Checker, ref: A.TypeRef, t: T.Extern,
         if not is_unknown(it) and not is_scalar(it):
             refuse(index, f"a {t.name} indexed by {it} (BMv2 indexes its arrays with "
                    "bit<W>)")
+
+
+def _written_length(ref: A.TypeRef) -> int:
+    """How long ``ref`` is in the source (a type name, not the type it names)."""
+    if isinstance(ref, A.NamedTypeRef) and not ref.args:
+        return len(ref.name)
+    return len(type_ref_text(ref))
 
 
 def check_extern_call(chk: Checker, call: A.Call, extern: str, name: str,
