@@ -1,4 +1,5 @@
-"""The multi-switch commands of the README as processes, in Mininet:
+"""The commands of the README's "Topologies and aggregation trees" section that need
+root, run as processes in Mininet as written (``--runs-dir`` added):
 
     ina run --topo fattree,4 --algo ina --size 1000000 --check
     ina run --topo leafspine,2,2,2 --size 20000 --check --root s4 --pcap
@@ -25,6 +26,12 @@ from topologies.nodes import ina_command
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text()
+START = README.index("## Topologies and aggregation trees\n")
+SECTION = README[START:README.index("\n## ", START + 1)]
+COMMANDS = [line.removeprefix("sudo .venv/bin/ina ").split()
+            for block in re.findall(r"^```\w*\n(.*?)^```$", SECTION, re.S | re.M)
+            for line in block.splitlines() if line.startswith("sudo .venv/bin/ina ")]
 
 
 @pytest.fixture(autouse=True)
@@ -32,6 +39,21 @@ def root_needed() -> None:
     why = need_root()
     if why:
         pytest.skip(why)
+
+
+def readme_command(*head: str) -> list[str]:
+    """The README's command that starts with ``head``."""
+    [argv] = [c for c in COMMANDS if c[:len(head)] == list(head)]
+    return argv
+
+
+def test_every_root_command_of_the_section_is_tested() -> None:
+    assert COMMANDS == [readme_command("run", "--topo", "fattree,4"),
+                        readme_command("run", "--topo", "leafspine,2,2,2", "--size", "20000",
+                                       "--check"),
+                        readme_command("net"),
+                        readme_command("run", "--topo", "leafspine,2,2,2", "--size", "20000",
+                                       "--cli")]
 
 
 def ina(*argv: str, timeout: float = 600, stdin: str | None = None
@@ -46,8 +68,7 @@ def only_run_dir(runs: Path) -> Path:
 
 
 def test_fattree_million_values(tmp_path: Path) -> None:
-    proc = ina("run", "--topo", "fattree,4", "--algo", "ina", "--size", "1000000", "--check",
-               "--runs-dir", str(tmp_path))
+    proc = ina(*readme_command("run", "--topo", "fattree,4"), "--runs-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "all-reduce ina (16 workers, 1000000 float32 values" in proc.stdout
     assert "check PASSED: bit-identical on every worker" in proc.stdout
@@ -72,8 +93,8 @@ def aggregation_frames(path: Path) -> int:
 
 
 def test_run_with_a_root_and_captures(tmp_path: Path) -> None:
-    proc = ina("run", "--topo", "leafspine,2,2,2", "--size", "20000", "--check", "--root",
-               "s4", "--pcap", "--runs-dir", str(tmp_path))
+    proc = ina(*readme_command("run", "--topo", "leafspine,2,2,2", "--size", "20000",
+                               "--check"), "--runs-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run_dir = only_run_dir(tmp_path)
     [record] = json.loads((run_dir / "results.json").read_text())["measurements"]
@@ -92,7 +113,7 @@ def test_run_with_a_root_and_captures(tmp_path: Path) -> None:
 
 
 def test_net_at_the_prompt(tmp_path: Path) -> None:
-    proc = ina("net", "linear,2,1", "--runs-dir", str(tmp_path), timeout=300,
+    proc = ina(*readme_command("net"), "--runs-dir", str(tmp_path), timeout=300,
                stdin="pingall\nh1 ping -c 1 10.0.0.2\n")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("network linear,2,1 is up: 2 switches (ina switch), 2 hosts")
@@ -122,8 +143,8 @@ def stop(proc: subprocess.Popen[str]) -> None:
 def test_run_cli_sets_the_job_up_for_the_prompt(tmp_path: Path) -> None:
     """Up to the prompt, ``ina ctl`` reads the running switches from outside; at the
     prompt, ``source agents.cli`` runs the job."""
-    proc = subprocess.Popen([*ina_command(), "run", "--topo", "leafspine,2,2,2", "--size",
-                             "20000", "--cli", "--runs-dir", str(tmp_path)],
+    argv = readme_command("run", "--topo", "leafspine,2,2,2", "--size", "20000", "--cli")
+    proc = subprocess.Popen([*ina_command(), *argv, "--runs-dir", str(tmp_path)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:

@@ -1,8 +1,9 @@
-"""End to end on a topology file whose links are lossy and slow: two racks (s1: h1, h2;
-s2: h3, h4) under a spine s3, 1% loss on every host link and on the s1 - s3 link (both
-directions), and delays on the spine links. The delay and loss become the built-in
-switch's port impairments; a job is still right, a ping takes the delays' time, and a
-run's own loss compounds with the links'."""
+"""End to end on a topology file whose links are lossy and slow,
+``topologies/examples/two_racks.yaml``: two racks (s1: h1, h2; s2: h3, h4) under a
+spine s3, 1% loss on every host link and on the s1 - s3 link (both directions), and
+delays on the spine links. The delay and loss become the built-in switch's port
+impairments; a job is still right, a ping takes the delays' time, and a run's own loss
+compounds with the links'."""
 
 from __future__ import annotations
 
@@ -18,26 +19,13 @@ from experiments.allreduce_net import AllReduceNet
 
 pytestmark = pytest.mark.slow
 
-RACKS = """\
-defaults: {loss: 0.01}
-hosts: [h1, h2, h3, h4]
-switches: [s1, s2, {name: s3, layer: 0}]
-links:
-  - [h1, s1]
-  - [h2, s1]
-  - [h3, s2]
-  - [h4, s2]
-  - [s1, s3, {delay: 2ms}]
-  - [s2, s3, {delay: 1ms, loss: 0}]
-"""
+ROOT = Path(__file__).resolve().parents[2]
+RACKS = ROOT / "topologies" / "examples" / "two_racks.yaml"
 
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AllReduceNet]:
-    work = tmp_path_factory.mktemp("racks")
-    spec = work / "racks.yaml"
-    spec.write_text(RACKS)
-    with started(str(spec), "builtin", work) as running:
+    with started(str(RACKS), "builtin", tmp_path_factory.mktemp("racks")) as running:
         yield running
 
 
@@ -86,8 +74,6 @@ def test_bmv2_refuses_link_impairments(tmp_path: Path) -> None:
     why = need_root() or target_missing("bmv2")
     if why:
         pytest.skip(why)
-    spec = tmp_path / "racks.yaml"
-    spec.write_text(RACKS)
     with pytest.raises(RunError, match="target bmv2: the topology's links have delays or "
                                        "losses, which need the built-in switch"):
-        AllReduceNet(str(spec), tmp_path, target="bmv2").start()
+        AllReduceNet(str(RACKS), tmp_path, target="bmv2").start()
