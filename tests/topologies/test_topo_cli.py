@@ -130,3 +130,18 @@ def test_link_impairments_combine_with_a_runs(tmp_path: Path) -> None:
                                          "applies to both: give direction=both"):
         combine_impairments(link, "loss=0.1")
     assert parse_topo_spec("star,2").spec == "star,2"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--topo", "star,2", "--root", "s4"],
+     "ina run: error: --root s4: not a switch of star,2 (switches: s1)\n"),
+    (["--topo", "star,2", "--root", "core"],
+     "ina run: error: --root core: not a switch name (s1, s2, ...)\n"),
+    (["--topo", "star,2", "--size", "10,20", "--cli"],
+     "ina run: error: --cli sets up one point, and the options make 2\n"),
+    (["--topo", "fattree,3"],
+     "ina run: error: --topo fattree,3: fattree's K (ports per switch) must be even, got 3\n"),
+])
+def test_run_options_of_trees_are_checked_first(capsys: pytest.CaptureFixture[str],
+                                               argv: list[str], message: str) -> None:
+    assert run(capsys, "run", *argv) == (2, "", message)
