@@ -16,6 +16,7 @@ shell (the session's controller stays the primary). SIGTERM ends the session as
 
 from __future__ import annotations
 
+import re
 import shlex
 import signal
 import sys
@@ -28,6 +29,7 @@ from experiments.allreduce_net import AllReduceNet, need_root
 from experiments.jobs import get_algorithm
 from experiments.jobspec import JobSpec
 from experiments.options import RunError, RunOptions
+from experiments.run_allreduce import impairment_spec
 from experiments.rundir import RunDir
 from topologies.nodes import ina_command
 
@@ -46,8 +48,6 @@ def run_interactive(options: RunOptions, with_job: bool, stdin: TextIO | None = 
     net = AllReduceNet(options.topo, run_dir.path, options.target, options.bw, options.k,
                        pcap=options.pcap)
     with net:
-        from experiments.run_allreduce import impairment_spec
-
         net.impair(impairment_spec(options.loss, options.duplicate) or "none")
         topology = net.ctl.topology
         topology.save(run_dir.path / "topology.json")
@@ -128,5 +128,6 @@ def _target(target: str) -> str:
 
 
 def _slug(spec: str) -> str:
-    return "".join(c for c in Path(spec.split(",")[0]).stem + spec[len(spec.split(",")[0]):]
-                   if c.isalnum() or c in "-_.")
+    """A name for the run directory: ``fattree4``, ``two_racks`` for a file."""
+    head, _, rest = spec.partition(",")
+    return re.sub(r"[^A-Za-z0-9_.-]", "", Path(head).stem + rest)
