@@ -122,13 +122,15 @@ control InaVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 
 control InaIngress(inout headers_t hdr, inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
-    /* Per cell: the epoch of the job that wrote it, the children that have contributed
-     * (bit child_index), how many of them (== fan_in: complete; kept until the cell's
-     * next first writer, because children that move on to the other version clear
-     * their bit here), and the max exponent, stored as exponent + 128 (an unsigned
+    /* Per cell: the epoch of the job that wrote it, the round (the chunk it holds),
+     * the children that have contributed (bit child_index), how many of them
+     * (== fan_in: complete; kept until the cell's next round, because children that
+     * move on to the other version clear their bit here), and the max exponent,
+     * stored as exponent + 128 (an unsigned
      * offset: BMv2 reads a register<int<8>> back as unsigned, so the register holds
      * bit<8> values whose unsigned order is the exponents' order). */
     register<bit<32>>(INA_CELLS) ina_epoch;
+    register<bit<32>>(INA_CELLS) ina_round;
     register<bit<32>>(INA_CELLS) ina_bitmap;
     register<bit<32>>(INA_CELLS) ina_count;
     register<bit<8>>(INA_CELLS) ina_exponent;
@@ -252,14 +254,35 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
         bit<32> epoch;
         bit<32> bitmap;
         bit<32> count;
+        bit<32> round;
         bit<8> exponent;
         int<32> lane;
         ina_epoch.read(epoch, cell);
         ina_bitmap.read(bitmap, cell);
         ina_count.read(count, cell);
+        ina_round.read(round, cell);
         ina_exponent.read(exponent, cell);
-        if (epoch != meta.epoch) {
-            /* Left by an earlier job: empty for this one. */
+        bit<32> other_epoch;
+        bit<32> other_bitmap;
+        bit<32> other_round;
+        ina_epoch.read(other_epoch, cell ^ 1);
+        ina_bitmap.read(other_bitmap, cell ^ 1);
+        ina_round.read(other_round, cell ^ 1);
+        /* Chunks are serial numbers: x is later than the packet's chunk when
+         * x - chunk is in [1, 2^31). A contribution of a chunk earlier than the
+         * cell's round, or than its sender's contribution in the other version, is
+         * stale (a link that reorders delivers some): dropped, lest it be added to a
+         * round it is not part of. */
+        bit<32> cell_ahead = round - hdr.ina.chunk;
+        bit<32> sender_ahead = other_round - hdr.ina.chunk;
+        if ((epoch == meta.epoch && cell_ahead != 0 && cell_ahead < 0x80000000)
+                || (other_epoch == meta.epoch && (other_bitmap & me) != 0
+                    && sender_ahead != 0 && sender_ahead < 0x80000000)) {
+            drop();
+            return;
+        }
+        if (epoch != meta.epoch || round != hdr.ina.chunk) {
+            /* Left by an earlier job, or by the slot's chunk before: empty now. */
             bitmap = 0;
             count = 0;
         }
@@ -267,13 +290,12 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
         bool fresh = (bitmap & me) == 0;
         if (fresh) {
             /* Having sent this version, the child has the other version's result:
-             * its bit there goes, so that cell can be reused (a cell of an earlier
-             * job keeps its epoch, so it stays empty for this one). */
-            bit<32> other_bitmap;
-            ina_bitmap.read(other_bitmap, cell ^ 1);
+             * its bit there goes (a cell of an earlier job keeps its epoch, so it
+             * stays empty for this one). */
             ina_bitmap.write(cell ^ 1, other_bitmap & ~me);
             ina_bitmap.write(cell, bitmap | me);
             ina_epoch.write(cell, meta.epoch);
+            ina_round.write(cell, hdr.ina.chunk);
             if (bitmap == 0) {
                 count = 1;
                 INA_FOR_EACH_LANE(INA_REPLACE_LANE)

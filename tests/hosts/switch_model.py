@@ -2,8 +2,10 @@
 a discrete-event network that runs worker state machines against it.
 
 The model works on UDP payloads. Its state follows ``p4/aggregation.p4``: per cell
-(slot, version) a bitmap of contributors, a count (complete when it equals the fan-in,
-kept until the cell's next first writer), the max exponent and K int32 lanes; per job
+(slot, version) the chunk it holds, a bitmap of contributors, a count (complete when
+it equals the fan-in, kept until the cell's next first writer), the max exponent and K
+int32 lanes (a contribution of an earlier chunk than the cell's, or than its sender's
+in the other version, is stale and dropped: a link that reorders delivers some); per job
 (region) the cell completed last, which every multicast RESULT names; and the NACK of
 a contribution whose named cell lacks its sender's bit (see ``hosts.protocol``).
 ``nack=False`` models a switch that neither NACKs nor names cells: recovery by the
@@ -53,6 +55,12 @@ class Cell:
     count: int = 0
     exponent: int = 0
     values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    chunk: int | None = None  # the round (the chunk) the cell holds; None: never written
+
+
+def later(a: int, b: int) -> bool:
+    """Whether chunk ``a`` comes after ``b`` (serial numbers modulo 2**32)."""
+    return 0 < (a - b) % (1 << 32) < (1 << 31)
 
 
 class SwitchModel:
@@ -93,10 +101,16 @@ class SwitchModel:
                 named_cell = self.cells.get(named_index)
                 missing = named_cell is None or not named_cell.bitmap & me
         cell = self.cells.setdefault(index, Cell(values=np.zeros(self.k, dtype=np.int32)))
+        other = self.cells.get(index ^ 1)
+        if (cell.chunk is not None and later(cell.chunk, chunk)) or (
+                other is not None and other.chunk is not None and other.bitmap & me
+                and later(other.chunk, chunk)):
+            return []  # stale: the cell, or its sender, has gone on to a later chunk
+        if cell.chunk is None or later(chunk, cell.chunk):
+            cell.bitmap, cell.count, cell.chunk = 0, 0, chunk  # a new round
         values = np.frombuffer(payload, dtype=">i4", offset=HEADER_SIZE).astype(np.int32)
         fresh = not cell.bitmap & me
         if fresh:
-            other = self.cells.get(index ^ 1)
             if other is not None:
                 other.bitmap &= ~me
             if cell.bitmap == 0:
@@ -155,13 +169,16 @@ def single_switch(job: int, n: int, k: int, slots: int = 256, base: int = 0,
 @dataclass
 class Impairments:
     """Per traversal of a link: loss and duplication probabilities; ``jitter``
-    reorders packets going down (switch -> worker or child switch). Links going up stay
-    FIFO, as Ethernet links are: the protocol (like SwitchML's) relies on a worker's
-    packets not overtaking each other."""
+    reorders packets going down (switch -> worker or child switch) by delaying each by
+    up to that much; with probability ``reorder`` a frame on any link, up or down, is
+    held back ``hold`` seconds while the frames behind it go on (as ``ina switch-cli
+    impair reorder=P`` does on a port)."""
 
     loss: float = 0.0
     duplicate: float = 0.0
     jitter: float = 0.0
+    reorder: float = 0.0
+    hold: float = 300e-6
 
 
 Endpoint = tuple[str, int]  # ("w", worker) or ("s", switch)
@@ -227,7 +244,9 @@ class Network:
                 self.dropped += 1
                 continue
             t = sent + self.latency
-            if down and self.impair.jitter:
+            if self.impair.reorder and self.rng.random() < self.impair.reorder:
+                t += self.impair.hold  # overtaken by what follows
+            elif down and self.impair.jitter:
                 t += self.rng.random() * self.impair.jitter
             else:
                 t = max(t, self.fifo.get(key, 0.0) + 1e-9)

@@ -116,8 +116,8 @@ def test_workers_through_aggregation_p4(program: Program) -> None:
 
 
 def test_workers_through_aggregation_p4_with_loss(program: Program) -> None:
-    star = run(program, 4, 40 * K, Impairments(loss=0.05, duplicate=0.02, jitter=30e-6),
-               seed=2)
+    star = run(program, 4, 40 * K, Impairments(loss=0.05, duplicate=0.02, jitter=30e-6,
+                                               reorder=0.03, hold=20e-6), seed=2)
     assert star.nacks > 0  # the program's NACKs reach the workers, and they use them
 
 

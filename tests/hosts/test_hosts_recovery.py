@@ -143,6 +143,17 @@ def test_eight_workers_at_five_percent_loss_resend_about_once_per_loss() -> None
     assert total(timers).nacks == total(timers).fetches == 0
 
 
+@pytest.mark.parametrize("seed", [2, 3])
+def test_loss_reordering_and_duplication_on_every_link(seed: int) -> None:
+    """Frames overtaken on the way up too: a late copy of a chunk a worker has gone
+    past is dropped by the switch, not added to the slot's next round (which then
+    never completed: every worker resent until it gave up)."""
+    impair = Impairments(loss=0.05, reorder=0.02, duplicate=0.01)
+    runs, net, _ = shaped_run(8, impair, seed=seed)
+    stats = total(runs)
+    assert net.duplicated > 0 and stats.retransmitted < 2 * net.dropped
+
+
 def test_reordering_costs_few_retransmissions() -> None:
     """Results delayed by up to one packet time swap with their neighbours now and
     then; the fetches wait a quarter of an SRTT for a result that was only overtaken."""

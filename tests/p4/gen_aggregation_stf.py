@@ -396,6 +396,69 @@ def nack() -> Stf:
     return stf
 
 
+def stale() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "A contribution of a chunk earlier than the cell's round, or than its\n"
+                "sender's contribution in the other version, is stale (a link that\n"
+                "reorders delivers some): dropped, never added to another round.")
+    w1, w2 = worker(1), worker(2)
+    root_job(stf, 5, [w1, w2])
+    rewrites(stf, [w1, w2])
+    a, b, c, d = [1] * 8, [2] * 8, [30] * 8, [400] * 8
+    stf.blank()
+    stf.comment("Chunk 1 completes slot 1, version 0; w1 goes on to chunk 5 (version 1).")
+    stf.packet(1, contribution(w1, Agg(5, 1, 0, 1, a)))
+    stf.packet(2, contribution(w2, Agg(5, 1, 0, 1, b)))
+    expect_results(stf, [w1, w2], Agg(5, 1, 0, 1, sums(a, b), flags=FLAG_RESULT))
+    stf.packet(1, contribution(w1, Agg(5, 1, 1, 5, c)))
+    stf.wait()
+    stf.blank()
+    stf.comment("A late copy of w1's chunk 1: w1 is at chunk 5 already. Dropped, with no\n"
+                "RESULT back and nothing changed (before, it counted as new and was\n"
+                "added to the finished sum).")
+    stf.packet(1, contribution(w1, Agg(5, 1, 0, 1, a)))
+    stf.wait()
+    stf.register_read("ina_bitmap", cell(0, 1, 0), 0b10)
+    stf.register_read("ina_count", cell(0, 1, 0), 2)
+    stf.register_read("ina_round", cell(0, 1, 0), 1)
+    stf.blank()
+    stf.comment("w2 completes chunk 5; chunk 9 starts a new round in version 0.")
+    stf.packet(2, contribution(w2, Agg(5, 1, 1, 5, d)))
+    expect_results(stf, [w1, w2], Agg(5, 1, 1, 5, sums(c, d), flags=FLAG_RESULT
+                                      ).naming(1, 0))
+    stf.packet(2, contribution(w2, Agg(5, 1, 0, 9, d)))
+    stf.wait()
+    stf.register_read("ina_round", cell(0, 1, 0), 9)
+    stf.register_read("ina_count", cell(0, 1, 0), 1)
+    stf.blank()
+    stf.comment("Late copies of chunk 1 from either worker: the cell holds chunk 9 now.")
+    stf.packet(1, contribution(w1, Agg(5, 1, 0, 1, a)))
+    stf.packet(2, contribution(w2, Agg(5, 1, 0, 1, b)))
+    stf.wait()
+    stf.register_read("ina_count", cell(0, 1, 0), 1)
+    stf.packet(1, contribution(w1, Agg(5, 1, 0, 9, c)))
+    expect_results(stf, [w1, w2], Agg(5, 1, 0, 9, sums(c, d), flags=FLAG_RESULT
+                                      ).naming(1, 1))
+    stf.wait()
+    stf.blank()
+    stf.comment("Chunk numbers wrap around: 4294967295 comes before 3 (slot 3, version 1\n"
+                "holds 4294967295 first, then 3).")
+    stf.packet(1, contribution(w1, Agg(5, 3, 1, 0xFFFFFFFF, a)))
+    stf.packet(2, contribution(w2, Agg(5, 3, 1, 0xFFFFFFFF, b)))
+    expect_results(stf, [w1, w2], Agg(5, 3, 1, 0xFFFFFFFF, sums(a, b), flags=FLAG_RESULT
+                                      ).naming(1, 0))
+    stf.packet(1, contribution(w1, Agg(5, 3, 1, 3, c)))
+    stf.wait()
+    stf.register_read("ina_round", cell(0, 3, 1), 3)
+    stf.packet(2, contribution(w2, Agg(5, 3, 1, 0xFFFFFFFF, b)))  # late: dropped
+    stf.packet(2, contribution(w2, Agg(5, 3, 1, 3, d)))
+    expect_results(stf, [w1, w2], Agg(5, 3, 1, 3, sums(c, d), flags=FLAG_RESULT
+                                      ).naming(3, 1))
+    stf.wait()
+    return stf
+
+
 def nack_non_root() -> Stf:
     stf = Stf()
     stf.comment(f"defines: {K8}\n"
@@ -676,6 +739,7 @@ SCENARIOS: dict[str, Callable[[], Stf]] = {
     "duplicate_incomplete": duplicate_incomplete,
     "retransmit_complete": retransmit_complete,
     "nack": nack,
+    "stale": stale,
     "nack_non_root": nack_non_root,
     "isolation": isolation,
     "non_root": non_root,

@@ -101,8 +101,8 @@ def test_registers_hold_two_versions_of_every_slot(p4info: p4info_pb2.P4Info) ->
     lanes = [name for name in sizes if name.startswith("ina_lane_")]
     assert sorted(lanes) == sorted(f"ina_lane_{i}" for i in range(64))
     per_region = {"ina_last_cell", "ina_last_epoch"}  # indexed by a job's region base
-    assert set(sizes) == {"ina_epoch", "ina_bitmap", "ina_count", "ina_exponent", *lanes,
-                          *per_region}
+    assert set(sizes) == {"ina_epoch", "ina_round", "ina_bitmap", "ina_count",
+                          "ina_exponent", *lanes, *per_region}
     assert {sizes[name] for name in set(sizes) - per_region} == {2 * 256}
     assert {sizes[name] for name in per_region} == {256}
 

@@ -111,11 +111,12 @@ def _run_on_bmv2(stf: Path) -> Any:
 
 
 def test_nack_stf_on_bmv2() -> None:
-    """The names and NACKs on the reference switch (the other files: the slow test)."""
+    """The names, NACKs and rounds on the reference switch (the other files: the slow
+    test)."""
     why = _bmv2_missing()
     if why:
         pytest.skip(why)
-    for name in ("nack.stf", "nack_non_root.stf"):
+    for name in ("nack.stf", "nack_non_root.stf", "stale.stf"):
         result = _run_on_bmv2(STF_DIR / name)
         assert result.passed, result.report
 
