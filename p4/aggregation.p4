@@ -24,7 +24,8 @@
  * with a NACK naming that cell: the header alone back to the sender instead of
  * dropping the packet, or the NACK flag on the RESULT the sender gets. Every multicast
  * RESULT names the cell the job completed before it (ina_last_cell, per region), so a
- * worker that lost that RESULT asks for it again at once.
+ * worker that lost that RESULT asks for it again at once. Every cell remembers the
+ * chunk it holds (ina_round): a late copy of an earlier chunk is dropped, never added.
  * A region of S slots starting at region_base uses cells (region_base + s) * 2 + v.
  * Every cell remembers the epoch of the job that last wrote it (ina_epoch), and a cell
  * of another epoch counts as empty: so a region needs no zeroing before a new job uses
