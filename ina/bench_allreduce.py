@@ -1,21 +1,21 @@
 """``ina bench allreduce``: in-network all-reduce speed under loss, as a table.
 
-    ina bench allreduce [--topo SPEC ...] [--k K,K] [--loss P,P] [--bw MBPS]
+    ina bench allreduce [--topo SPEC ...] [--k K,K] [--loss P,P] [--bw MBPS,MBPS]
                         [--size N] [--window S] [--repeat R] [--runs-dir DIR]
 
 Runs one all-reduce of ``size`` float32 values per worker for every combination of
 the topologies (default ``star,4`` and ``star,8``: N = 4 and 8 workers), the values
-per packet (default K = 64 and 256) and the loss rates (default 0, 1% and 5% on
-every switch port, both directions), on Mininet links shaped to ``bw`` Mbit/s
-(default 20) through the built-in switch, with the results checked, and prints one
-line per point (needs root). The columns:
+per packet (default K = 64 and 256), the loss rates (default 0, 1% and 5% on every
+switch port, both directions) and the link rates (default 20 Mbit/s: Mininet links
+shaped with htb), through the built-in switch, with the results checked, and prints
+one line per point (needs root). The columns:
 
 * completion time and goodput (the tensor's bits over the completion time), as Mbit/s,
   as a share of the link rate and of the wire maximum: every worker sends and receives
   the whole tensor over its own link in packets of K values (4 K bytes) with 12 + 42
   bytes of aggregation header and Ethernet/IPv4/UDP framing, so the goodput cannot
   exceed 4K / (4K + 54) of the link rate (82.6% for K = 64, 95.0% for K = 256);
-* the goodput as a share of the lossless point's of the same N and K;
+* the goodput as a share of the lossless point's of the same N, K and link rate;
 * the packets the workers sent again, as a share of all they sent, and why: NACKs,
   fetches (a RESULT named a lost one) and timeouts (``hosts.protocol``);
 * the agents' CPU time per wire chunk (the mean over workers of their process time
@@ -40,7 +40,7 @@ from hosts.wire import HEADER_SIZE
 DEFAULT_TOPOS = ("star,4", "star,8")
 DEFAULT_KS = ("64", "256")
 DEFAULT_LOSSES = ("0", "0.01", "0.05")
-DEFAULT_BW = 20.0
+DEFAULT_BWS = ("20",)
 DEFAULT_SIZE = 300_000
 PROG = "ina bench allreduce"
 
@@ -57,7 +57,7 @@ class BenchRequest:
     topos: Sequence[str] = DEFAULT_TOPOS
     ks: Sequence[str] = DEFAULT_KS
     losses: Sequence[str] = DEFAULT_LOSSES
-    bw: float | str = DEFAULT_BW
+    bws: Sequence[str] = DEFAULT_BWS
     size: int | str = DEFAULT_SIZE
     window: int | str = 64
     repeat: int | str = 1
@@ -75,7 +75,7 @@ def build_sweeps(request: BenchRequest) -> list[Any]:
 
     common = {"topo": Setting(list(request.topos), "--topo"),
               "loss": Setting(split(request.losses), "--loss"),
-              "bw": Setting(request.bw, "--bw"),
+              "bw": Setting(split(request.bws), "--bw"),
               "size": Setting(request.size, "--size"),
               "window": Setting(request.window, "--window"),
               "check": Setting(True, "--check"),
@@ -101,31 +101,35 @@ def _counters(m: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+def _key(o: dict[str, Any]) -> tuple[Any, ...]:
+    return o["topo"], o["k"], o["bw"], o["size"]
+
+
 def _lossless(measurements: list[dict[str, Any]]) -> dict[tuple[Any, ...], float]:
-    """(topology, K, size) -> the mean goodput of its lossless points."""
+    """(topology, K, link rate, size) -> the mean goodput of its lossless points."""
     seen: dict[tuple[Any, ...], list[float]] = {}
     for m in measurements:
         o = m["options"]
         if o["loss"] == 0 and m["ok"] and m["goodput_mbps"]:
-            seen.setdefault((o["topo"], o["k"], o["size"]), []).append(m["goodput_mbps"])
+            seen.setdefault(_key(o), []).append(m["goodput_mbps"])
     return {key: sum(v) / len(v) for key, v in seen.items()}
 
 
-HEADER = (f"{'N':>3} {'K':>4} {'loss':>5} {'time s':>8} {'Mbit/s':>7} {'link':>6} "
-          f"{'wire max':>8} {'lossless':>8} {'resent':>14} {'NACK/fetch/timeout':>19} "
-          f"{'agent CPU':>11}")
+HEADER = (f"{'N':>3} {'K':>4} {'link':>5} {'loss':>5} {'time s':>8} {'Mbit/s':>7} "
+          f"{'link':>6} {'wire max':>8} {'lossless':>8} {'resent':>14} "
+          f"{'NACK/fetch/timeout':>19} {'agent CPU':>11}")
 
 
 def format_row(m: dict[str, Any], lossless: dict[tuple[Any, ...], float]) -> str:
     o = m["options"]
-    lead = f"{m['workers_count'] or '?':>3} {o['k']:>4} {o['loss']:>5.0%}"
+    lead = f"{m['workers_count'] or '?':>3} {o['k']:>4} {o['bw']:>5g} {o['loss']:>5.0%}"
     if not m["ok"] or m["completion_s"] is None:
         return f"{lead}  FAILED: {'; '.join(m['errors']) or 'no result'}"
     c = _counters(m)
     sent = c.get("sent", 0)
     resent = c.get("retransmitted", 0)
     share = f"{100 * resent / sent:.2f}%" if sent else "-"
-    base = lossless.get((o["topo"], o["k"], o["size"]))
+    base = lossless.get(_key(o))
     of_lossless = f"{100 * m['goodput_mbps'] / base:.0f}%" if base else "-"
     link = m["goodput_fraction"]
     link_text = f"{100 * link:.1f}%" if link is not None else "-"
@@ -142,13 +146,13 @@ def format_row(m: dict[str, Any], lossless: dict[tuple[Any, ...], float]) -> str
 
 def format_table(measurements: list[dict[str, Any]], request: BenchRequest) -> str:
     first = measurements[0]["options"] if measurements else {}
-    lines = [f"in-network all-reduce, built-in switch, links {first.get('bw', request.bw):g} "
-             f"Mbit/s, {first.get('size', request.size)} float32 values per worker, window "
-             f"{first.get('window', request.window)}; loss on every switch port, both "
-             f"directions", HEADER]
+    lines = [f"in-network all-reduce, built-in switch, {first.get('size', request.size)} "
+             f"float32 values per worker, window {first.get('window', request.window)}; "
+             f"links in Mbit/s, loss on every switch port in both directions", HEADER]
     lossless = _lossless(measurements)
     order = sorted(measurements, key=lambda m: (m["workers_count"] or 0, m["options"]["k"],
-                                                m["options"]["loss"], m["index"]))
+                                                m["options"]["bw"], m["options"]["loss"],
+                                                m["index"]))
     lines += [format_row(m, lossless) for m in order]
     return "\n".join(lines)
 

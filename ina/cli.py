@@ -78,8 +78,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "allreduce":
         from ina.bench_allreduce import BenchRequest, bench_allreduce
 
-        request = BenchRequest(bw=args.bw, size=args.size, window=args.window,
-                               repeat=args.repeat, runs_dir=args.runs_dir)
+        request = BenchRequest(size=args.size, window=args.window, repeat=args.repeat,
+                               runs_dir=args.runs_dir)
+        if args.bw:
+            request = replace(request, bws=tuple(args.bw))
         if args.topo:
             request = replace(request, topos=tuple(args.topo))
         if args.k:
@@ -142,8 +144,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--count", type=int, default=20000, help="packets to inject")
     p.add_argument("--stf", metavar="FILE.stf",
                    help="set the switch up with an STF file and inject its packets")
-    p.add_argument("--bw", type=float, default=20.0, metavar="MBPS",
-                   help="allreduce: the link rate in Mbit/s (default 20)")
+    p.add_argument("--bw", action="append", metavar="MBPS[,MBPS...]",
+                   help="allreduce: link rates in Mbit/s (default 20)")
     p.add_argument("--size", type=int, default=300_000, metavar="N",
                    help="allreduce: values per worker (default 300000)")
     p.add_argument("--workers", type=int, default=2, metavar="N",

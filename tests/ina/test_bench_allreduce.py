@@ -35,7 +35,7 @@ def test_wire_fraction_is_values_over_values_headers_and_framing() -> None:
 @pytest.mark.parametrize(("option", "message"), [
     (["--k", "64,7"], "--k 7: not one of 8, 16, 32, 64, 128, 256"),
     (["--window", "0"], "--window 0: must be in [1, 256]"),
-    (["--bw", "0"], "--bw 0: must be in (0, 10000] Mbit/s"),
+    (["--bw", "20,0"], "--bw 0: must be in (0, 10000] Mbit/s"),
     (["--loss", "0,1.5"], "--loss 1.5: must be in [0, 1)"),
     (["--topo", "ring,3"], "--topo ring,3: unknown topology 'ring'"),
     (["--repeat", "0"], "--repeat 0: must be in [1, 1000]"),
@@ -56,7 +56,7 @@ def test_the_default_set_is_n_4_and_8_k_64_and_256_three_loss_rates() -> None:
     assert len(points) == 12 and {(o.bw, o.size, o.check) for o in points} == {
         (20.0, 300_000, True)}
     one = build_sweeps(BenchRequest(topos=("star,8",), ks=("256",), losses=("0,0.05",),
-                                    bw=10, size="1e5", window=32, repeat=2))
+                                    bws=("10",), size="1e5", window=32, repeat=2))
     [sweep] = one
     assert [(p.options.topo, p.options.k, p.options.loss, p.options.bw, p.options.size,
              p.options.window, p.repeat) for p in sweep.points()] == [
@@ -99,8 +99,10 @@ def test_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_allreduce(request, runner=StandIn, progress=False) == 0  # type: ignore[arg-type]
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert "links 20 Mbit/s, 1000 float32 values per worker, window 64" in out
-    rows = [line.split() for line in lines if re.match(r"\s+[48] ", line)]
+    assert "1000 float32 values per worker, window 64" in out
+    rows = [line.split()[:2] + line.split()[3:] for line in lines
+            if re.match(r"\s+[48] ", line)]
+    assert {line.split()[2] for line in lines if re.match(r"\s+[48] ", line)} == {"20"}
     assert [r[:3] for r in rows] == [["4", "64", "0%"], ["4", "64", "5%"],
                                      ["8", "64", "0%"], ["8", "64", "5%"]]
     assert rows[1][3:8] == ["1.200", "0.03", "0.1%", "0.2%", "83%"]  # 1.0 s / 1.2 s
@@ -125,7 +127,7 @@ def test_a_failed_point_is_a_row_and_exit_status_1(tmp_path: Path,
                            runs_dir=str(tmp_path), size=1000)
     assert bench_allreduce(request, runner=Failing, progress=False) == 1  # type: ignore[arg-type]
     out = capsys.readouterr().out
-    assert re.search(r"4  256    1%  FAILED: h2: exit status 1: all-reduce failed", out)
+    assert re.search(r"4  256    20    1%  FAILED: h2: exit status 1: all-reduce failed", out)
 
 
 @pytest.mark.slow
@@ -137,11 +139,11 @@ def test_a_small_benchmark_in_mininet(tmp_path: Path) -> None:
                  "--bw", "50", "--size", "5000", "--window", "8",
                  "--runs-dir", str(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "links 50 Mbit/s, 5000 float32 values per worker, window 8" in result.stdout
+    assert "5000 float32 values per worker, window 8" in result.stdout
     rows = [line.split() for line in result.stdout.splitlines()
             if re.match(r"\s+4\s+16 ", line)]
-    assert [r[2] for r in rows] == ["0%", "5%"] and rows[0][7] == "100%"
-    assert rows[0][8] == "0"  # no loss, nothing resent
+    assert [r[2:4] for r in rows] == [["50", "0%"], ["50", "5%"]] and rows[0][8] == "100%"
+    assert rows[0][9] == "0"  # no loss, nothing resent
     [results] = tmp_path.glob("*/results.json")
     doc = json.loads(results.read_text())
     assert [m["options"]["loss"] for m in doc["measurements"]] == [0.0, 0.05]
