@@ -314,6 +314,14 @@ class BMv2Switch(P4RuntimeSwitch):
         cut = argv.index("--")
         return argv[:cut] + ["--thrift-port", str(self.thrift_port)] + argv[cut:]
 
+    def wait_ready(self) -> None:
+        """Ready when both its P4Runtime and its Thrift servers listen (BMv2 opens the
+        Thrift one a moment after the gRPC one)."""
+        super().wait_ready()
+        assert self.process is not None
+        wait_listening(self.process, "127.0.0.1", self.thrift_port or 0, self.ready_timeout,
+                       f"{self.kind} {self.name} (Thrift)", self.log_file)
+
     def start(self, controllers: Sequence[Any]) -> None:
         if self.grpc_port is None:
             self.grpc_port = free_tcp_port()
