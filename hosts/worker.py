@@ -4,9 +4,10 @@
 survive between the all-reduces of a job: where the wire chunk sequence continues
 (so each slot keeps alternating versions), the retransmission timeout estimate, and
 the lifetime counters. It hands the state machine every datagram the transport has
-queued as one batch, and sends what comes back in one batch. ``stats.cpu_seconds`` is
-the process's CPU time from the start of the all-reduce to its end (so it includes
-what other threads of the process spend meanwhile).
+queued as one batch (after letting more gather for a moment while the window is busy:
+``AllReduceRun.gather_time``), and sends what comes back in one batch.
+``stats.cpu_seconds`` is the process's CPU time from the start of the all-reduce to its
+end (so it includes what other threads of the process spend meanwhile).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Worker:
     num_workers: int
     settings: WorkerSettings = field(default_factory=WorkerSettings)
     clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
 
     def __post_init__(self) -> None:
         check_job(self.job_id, self.num_workers)
@@ -84,6 +86,10 @@ class Worker:
             deadline = run.next_deadline()
             wait = 0.0 if deadline is None else max(deadline - clock(), 0.0)
             datagrams = transport.recv(wait)
+            gather = run.gather_time() if datagrams else 0.0
+            if gather > 0:
+                self.sleep(gather)
+                datagrams += transport.recv(0.0)
             now = clock()
             out = run.on_packets(datagrams, now) if datagrams else []
             out += run.on_timer(now)

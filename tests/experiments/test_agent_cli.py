@@ -32,6 +32,7 @@ BASE = ["--job", "1", "--workers", "2", "--aggregator", "10.0.0.254"]
     (["--input", "/nonexistent/x.npy"], "--input /nonexistent/x.npy: cannot read a .npy"),
     (["--size", "0"], "generated input: size 0 is not in [1,"),
     (["--size", "10", "--window", "0"], "worker settings: window=0 is not in [1, 65535]"),
+    (["--size", "10", "--max-gather", "-1"], "--max-gather -1: must be between 0 and 1000 ms"),
 ])
 def test_bad_input_is_one_clear_error(args: list[str], message: str) -> None:
     result = agent(*BASE, *args)
