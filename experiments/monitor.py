@@ -192,9 +192,11 @@ class MonitorReport:
                    f"{p.busy_fraction:.0%} of the run (mean {p.cpu_mean:.0%})"
                    for p in self.processes if p.saturated]
         link = self.busiest_link_utilization
-        if link is None or link >= IDLE_LINK:
+        if link is not None and link >= IDLE_LINK:
             return reasons
-        carried = f"while the busiest link carried {link:.0%} of its rate"
+        # unshaped links have no rate to fall short of: a starved CPU set the pace
+        carried = (f"while the busiest link carried {link:.0%} of its rate" if link is not None
+                   else "on links without a rate (unshaped)")
         reasons += [f"{p.name} ({p.role}) was starved: its busiest thread ran "
                     f"{p.thread_run:.0%} of the time and waited for a CPU "
                     f"{p.thread_wait:.0%}, {carried}"

@@ -136,9 +136,9 @@ def test_links_from_the_interface_counters(tmp_path: Path) -> None:
 
 
 def report(processes: list[ProcessUse], machine: float, link_bytes: int,
-           seconds: float = 1.0) -> MonitorReport:
+           seconds: float = 1.0, rate: float | None = 10.0) -> MonitorReport:
     return MonitorReport(seconds, 0.05, 2, machine, 1.0 if machine > 0.9 else 0.0, 20,
-                         processes, [LinkUse("s1-eth1", link_bytes, 0, 10.0)])
+                         processes, [LinkUse("s1-eth1", link_bytes, 0, rate)])
 
 
 def test_verdict() -> None:
@@ -159,6 +159,13 @@ def test_verdict() -> None:
     assert report([calm], 0.95, idle_link).verdict() == [
         "the machine's 2 cores were 95% busy while the busiest link carried 24% of its rate"]
     assert report([calm], 0.5, idle_link).verdict() == []
+    # unshaped links: a starved process or a busy machine set the pace
+    assert report([starved], 0.6, busy_link, rate=None).verdict() == [
+        "s1 (switch) was starved: its busiest thread ran 20% of the time and waited for a "
+        "CPU 70%, on links without a rate (unshaped)"]
+    assert report([calm], 0.95, busy_link, rate=None).verdict() == [
+        "the machine's 2 cores were 95% busy on links without a rate (unshaped)"]
+    assert report([calm], 0.5, busy_link, rate=None).verdict() == []
     # too few samples for "most of the run": the means decide
     assert ProcessUse("h1", "agent", 2, 0.95, 0.95, 0.95, 0.0, 0.0, 0.0, 2).saturated
     assert ProcessUse("h1", "agent", 2, 0.6, 0.6, 0.6, 0.35, 0.0, 0.0, 2).starved
