@@ -6,7 +6,6 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 
@@ -59,40 +58,6 @@ def _write(path: str, text: str) -> None:
     Path(path).write_text(text)
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    """Benchmarks that print figures."""
-    if args.what == "engine":
-        from ina.bench_engine import bench_engine
-
-        if not args.program:
-            print("ina bench engine: a P4 program is required", file=sys.stderr)
-            return 2
-        return bench_engine(args.program, args.packet, args.count, args.include_dirs,
-                            parse_defines(args.defines), args.stf)
-    if args.what == "switch":
-        from ina.bench_switch import bench_switch
-
-        return bench_switch(args.program, args.count, workers=args.workers,
-                            window=args.window, include_dirs=args.include_dirs,
-                            defines=args.defines)
-    if args.what == "allreduce":
-        from ina.bench_allreduce import BenchRequest, bench_allreduce
-
-        request = BenchRequest(size=args.size, window=args.window, repeat=args.repeat,
-                               runs_dir=args.runs_dir)
-        if args.bw:
-            request = replace(request, bws=tuple(args.bw))
-        if args.topo:
-            request = replace(request, topos=tuple(args.topo))
-        if args.k:
-            request = replace(request, ks=tuple(args.k))
-        if args.loss:
-            request = replace(request, losses=tuple(args.loss))
-        return bench_allreduce(request)
-    print(f"ina bench: unknown benchmark {args.what!r}", file=sys.stderr)
-    return 2
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
     """In-network vs host-based all-reduce (``experiments/demo.toml``)."""
     from ina.demo import run_demo
@@ -113,6 +78,7 @@ VERB_MODULES: dict[str, tuple[str, str]] = {
     "plot": ("experiments.cli", "add_experiment_parsers"),
     "model": ("experiments.cli", "add_experiment_parsers"),
     "topo": ("ina.topo_cli", "add_topo_parsers"),
+    "bench": ("ina.bench_cli", "add_bench_parser"),
     "net": ("ina.topo_cli", "add_topo_parsers"),
 }
 
@@ -134,37 +100,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     wanted = [VERB_MODULES[only]] if only else list(dict.fromkeys(VERB_MODULES.values()))
     for module, function in wanted:
         getattr(importlib.import_module(module), function)(verbs)
-
-    p = verbs.add_parser("bench", help="benchmarks (print figures)")
-    p.add_argument("what", choices=["engine", "switch", "allreduce"],
-                   help="what to measure")
-    p.add_argument("program", nargs="?", help="the P4_16 program")
-    add_compile_options(p)
-    p.add_argument("--packet", metavar="HEX", help="the packet to inject (hex)")
-    p.add_argument("--count", type=int, default=20000, help="packets to inject")
-    p.add_argument("--stf", metavar="FILE.stf",
-                   help="set the switch up with an STF file and inject its packets")
-    p.add_argument("--bw", action="append", metavar="MBPS[,MBPS...]",
-                   help="allreduce: link rates in Mbit/s (default 20)")
-    p.add_argument("--size", type=int, default=300_000, metavar="N",
-                   help="allreduce: values per worker (default 300000)")
-    p.add_argument("--workers", type=int, default=2, metavar="N",
-                   help="switch, aggregation program: worker ports (default 2)")
-    p.add_argument("--window", type=int, default=64, metavar="S",
-                   help="switch (aggregation program) and allreduce: chunks in flight = "
-                        "the job's slots (default 64)")
-    p.add_argument("--k", action="append", metavar="K[,K...]",
-                   help="allreduce: values per packet (8, 16, 32, 64, 128, 256; "
-                        "default 64,256)")
-    p.add_argument("--topo", action="append", metavar="SPEC",
-                   help="allreduce: topology, repeatable (default star,4 and star,8)")
-    p.add_argument("--loss", action="append", metavar="P[,P...]",
-                   help="allreduce: loss rates on every switch port (default 0,0.01,0.05)")
-    p.add_argument("--repeat", default=1, metavar="R",
-                   help="allreduce: measure every point R times (default 1)")
-    p.add_argument("--runs-dir", default="runs", metavar="DIR",
-                   help="allreduce: where the run directories go (default runs/)")
-    p.set_defaults(func=cmd_bench)
 
     p = verbs.add_parser("demo", help="in-network vs ring vs parameter server on a "
                                       "Mininet star (root)",
