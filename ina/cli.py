@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -119,7 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         argv = sys.argv[1:]
     verb = argv[0] if argv and argv[0] in VERB_MODULES else None
     args = build_parser(verb).parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:  # the output went to a pipe that closed early (| head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

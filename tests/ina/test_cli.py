@@ -83,3 +83,18 @@ def test_bad_artifact_is_a_clear_error() -> None:
 
     with pytest.raises(CompileError, match="not a compiled program"):
         load_artifact("{}")
+
+
+
+def test_output_into_a_pipe_that_closes_early_is_no_traceback(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ina ... | head``: the reader goes away; ina stops quietly with status 0."""
+    import os
+
+    from ina.cli import main
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "w", buffering=1) as closed_pipe:
+        monkeypatch.setattr("sys.stdout", closed_pipe)
+        assert main(["topo", "show", "star,2"]) == 0
