@@ -60,16 +60,21 @@ class RunOptions:
 
     def cross_check(self) -> str | None:
         """What is wrong with the combination of options (None when nothing is). Loss
-        and duplication work on every target: BMv2 gets them from the kernel
-        (``topologies.kernel_impair``), which refuses what it cannot do when the network
-        runs."""
-        if self.root is not None:
-            from topologies.spec import parse_topo_spec
+        and duplication work on every target, but BMv2 gets them from the kernel
+        (``topologies.kernel_impair``), on host links only."""
+        from topologies.spec import parse_topo_spec
 
-            switches = parse_topo_spec(self.topo).switches()
+        topo = parse_topo_spec(self.topo)
+        if self.root is not None:
+            switches = topo.switches()
             if self.root not in switches:
                 return (f"--root {self.root}: not a switch of {self.topo} (switches: "
                         f"{', '.join(switches[:8])}{' ...' if len(switches) > 8 else ''})")
+        if self.loss and self.target != "builtin" and any(
+                topo.isSwitch(a) and topo.isSwitch(b) for a, b in topo.links()):
+            return (f"--loss on {self.topo}'s links between switches needs the built-in "
+                    f"switch (on {self.target}, loss comes from the kernel, on host links "
+                    "only)")
         return None
 
     @property

@@ -23,6 +23,9 @@ def ina(*args: str) -> subprocess.CompletedProcess[str]:
     (["--size", "0"], "--size 0: must be in [1,"),
     (["--loss", "1.5"], "--loss 1.5: must be in [0, 1)"),
     (["--window", "300"], "--window 300: must be in [1, 256]"),
+    (["--target", "bmv2", "--topo", "leafspine,2,2,1", "--loss", "0.01"],
+     "--loss on leafspine,2,2,1's links between switches needs the built-in switch (on "
+     "bmv2, loss comes from the kernel, on host links only)"),
     (["--bw", "0"], "--bw 0: must be in (0, 10000] Mbit/s"),
 ])
 def test_bad_options(args: list[str], message: str) -> None:
