@@ -32,9 +32,9 @@ def net(request: pytest.FixtureRequest,
         yield running
 
 
-def builtin_only(net: AllReduceNet) -> None:
-    if net.target != "builtin":
-        pytest.skip("port counters and per-port impairments are the built-in switch's")
+# Port counters (ina switch-cli) and the impairment of one switch port are the built-in
+# switch's: these tests run on it alone.
+builtin_only = pytest.mark.parametrize("net", ["builtin"], indirect=True)
 
 
 def test_tree_of_three_switches(net: AllReduceNet, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,9 +57,9 @@ def test_odd_sizes_and_a_chosen_root(net: AllReduceNet,
     [o] = run(net, job(["h2", "h4"], 1, seed=4, dist="wide"))
 
 
+@builtin_only
 def test_one_stream_per_direction_on_each_leaf_uplink(
         net: AllReduceNet, monkeypatch: pytest.MonkeyPatch) -> None:
-    builtin_only(net)
     plans = PlanRecorder(net, monkeypatch).plans
     chunks = 300
     [o], sent = measure(net, [job(HOSTS, chunks * K, seed=5)])
@@ -69,11 +69,11 @@ def test_one_stream_per_direction_on_each_leaf_uplink(
     assert sent["s4", 1].packets == sent["s4", 2].packets == 0
 
 
+@builtin_only
 @pytest.mark.parametrize("direction", ["egress", "ingress"])
 def test_loss_on_a_leaf_uplink_either_way(net: AllReduceNet, direction: str) -> None:
     """5% of s1's frames to the spine (egress: contributions going up) or from it
     (ingress: results coming down) are lost; the job still completes, correct."""
-    builtin_only(net)
     s1 = net.net.get("s1")
     try:
         reply = s1.cli("impair", "3", f"loss=0.05,direction={direction},seed=3")
