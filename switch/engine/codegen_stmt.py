@@ -485,8 +485,7 @@ class StmtMixin(LoopMixin):
         for i, (p, a) in enumerate(zip(params, args, strict=False)):
             pt = strip(p.type_ref.resolved)  # type: ignore[arg-type]
             if isinstance(pt, T.Extern) and pt.name == "packet_in":
-                codes += ["_d", "_bo"]
-                continue
+                continue  # a parser takes the packet first, whatever its parameters
             if isinstance(pt, T.Extern) and pt.name == "packet_out":
                 codes.append(self.packet_out or "None")
                 continue
@@ -742,6 +741,8 @@ class StmtMixin(LoopMixin):
         decl = child.decl
         codes, back = self.call_arguments(decl.params, self.args_of(c))
         is_parser = isinstance(decl, A.ParserDecl)
+        if is_parser:  # the packet and the offset, as compiler._params declares them
+            codes = ["_d", "_bo", *codes]
         call = f"{fname}({', '.join(codes)})"
         returned = any(src is None for _, src in back)
         if is_parser:
