@@ -25,11 +25,19 @@ class BuiltinTarget:
 
 
 def start_switch(compiled: Any, seed: int) -> Any:
-    """A ``V1Switch`` for a compiled program; LoadError if the switch cannot take it."""
+    """A ``V1Switch`` for a compiled program; LoadError if the switch cannot take it
+    (a construct the engine cannot run is reported as ``ina p4c`` reports it, with its
+    position)."""
+    from switch.frontend import CompileError
     from switch.v1model import V1Switch
+    from switch.v1model.engine_limits import check_engine_limits
 
     try:
         return V1Switch(compiled, seed=seed)
     except Exception as e:  # the switch cannot take this program
+        try:
+            check_engine_limits(compiled)
+        except CompileError as limits:
+            raise LoadError("compile", str(limits)) from None
         raise LoadError("start", f"error: cannot start the switch: {describe_crash(e)}") \
             from None

@@ -97,3 +97,16 @@ def test_ina_p4c_reports_it_and_writes_nothing(tmp_path: Path) -> None:
         result.stderr
     assert "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def test_ina_stf_reports_it_as_ina_p4c_does(tmp_path: Path) -> None:
+    (tmp_path / "limits.p4").write_text(program("digest<vb_t>(1, { hdr.h.v, hdr.h.n });"))
+    (tmp_path / "limits.stf").write_text("packet 0 01 02 03 04 05 06\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "ina", "stf", "limits.p4", "limits.stf"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 1
+    output = result.stdout + result.stderr
+    assert "limits.p4(21): error: unsupported: a varbit value" in output, output
+    assert "Traceback" not in output and "cannot start the switch" not in output
