@@ -79,7 +79,8 @@ class InNetwork:
 class HostBased:
     """A host-based all-reduce (``hosts.baselines``): one ``ina agent --algo NAME`` per
     worker, rank = position in the job, connected over TCP to the others' addresses.
-    The parameter server (``ps``) is rank 0, the job's first worker."""
+    The parameter server (``ps``) is the job's ``ps_host``, by default its first
+    worker (rank 0)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -94,7 +95,9 @@ class HostBased:
         for rank, host in enumerate(job.workers):
             args = ["--algo", self.name, "--peers", peers, "--port", str(DEFAULT_PORT),
                     "--rank", str(rank), "--size", str(job.size), "--seed", str(job.seed),
-                    "--dist", job.dist]
+                    "--dist", job.dist, "--segment", str(job.segment)]
+            if self.name == "ps" and job.ps_host is not None:
+                args += ["--ps-host", str(job.workers.index(job.ps_host))]
             stem = out_dir / f"job{job.job_id}-{host}"
             out.append(AgentSpec(host, args, stem.with_suffix(".npy"),
                                  stem.with_suffix(".json")))

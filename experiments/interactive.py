@@ -97,7 +97,7 @@ def _job(net: AllReduceNet, options: RunOptions, run_dir: RunDir) -> Iterator[li
     algorithm = get_algorithm(options.algo)
     job = JobSpec(JOB_ID, tuple(net.hosts), options.size, options.dist, options.seed,
                   options.window, options.k, options.scaling, options.timeout_ms,
-                  options.root)
+                  options.root, options.ps_host, options.segment)
     algorithm.prepare(net, job)
     try:
         agents = algorithm.agents(net, job, run_dir.sub("agents"))

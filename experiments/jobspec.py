@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hosts.baselines.collective import DEFAULT_SEGMENT
 from hosts.inputs import generate
 
 TARGETS = ("builtin", "bmv2")
@@ -28,6 +29,8 @@ class JobSpec:
     scaling: str = "tight"
     timeout_ms: float = 100.0
     root: str | None = None  # the root switch of an in-network job's tree
+    ps_host: str | None = None  # --algo ps: the worker that sums (None: the first)
+    segment: int = DEFAULT_SEGMENT  # host-based: float32 values per TCP message
 
     def inputs(self) -> list[npt.NDArray[np.float32]]:
         """Every worker's input, as its agent generates it (rank = position)."""

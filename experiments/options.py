@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from experiments.jobspec import TARGETS
+from hosts.baselines.collective import DEFAULT_SEGMENT
 from hosts.inputs import DISTRIBUTIONS, MAX_SIZE
 from hosts.quantize import Scaling
 from hosts.wire import ALLOWED_K
@@ -47,6 +48,8 @@ class RunOptions:
     root: str | None = None  # the root switch of an in-network job's tree
     cli: bool = False  # set the point up and leave the user at the mininet> prompt
     pcap: bool = False  # keep every switch port's capture
+    ps_host: str | None = None  # --algo ps: the host that sums (default: the first)
+    segment: int = DEFAULT_SEGMENT  # host-based: float32 values per TCP message
 
     def validate(self) -> None:
         """Raise ``RunError`` naming the first bad option."""
@@ -70,6 +73,11 @@ class RunOptions:
             if self.root not in switches:
                 return (f"--root {self.root}: not a switch of {self.topo} (switches: "
                         f"{', '.join(switches[:8])}{' ...' if len(switches) > 8 else ''})")
+        if self.ps_host is not None:
+            hosts = topo.hosts()
+            if self.ps_host not in hosts:
+                return (f"--ps-host {self.ps_host}: not a host of {self.topo} (hosts: "
+                        f"{', '.join(hosts[:8])}{' ...' if len(hosts) > 8 else ''})")
         if self.loss and self.target != "builtin" and any(
                 topo.isSwitch(a) and topo.isSwitch(b) for a, b in topo.links()):
             return (f"--loss on {self.topo}'s links between switches needs the built-in "
@@ -212,6 +220,12 @@ def _check_switch_name(name: str | None) -> str | None:
     return "not a switch name (s1, s2, ...)"
 
 
+def _check_host_name(name: str | None) -> str | None:
+    if name is None or (name[:1] == "h" and name[1:].isdigit()):
+        return None
+    return "not a host name (h1, h2, ...)"
+
+
 @dataclass(frozen=True)
 class Field:
     attr: str  # the RunOptions attribute
@@ -280,6 +294,12 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
                "everything is torn down when you leave it"),
     Field("pcap", "--pcap", read_flag, lambda v: None,
           help="keep every switch port's capture in the run directory (netN/pcaps/)"),
+    Field("ps_host", "--ps-host", read_text, _check_host_name, metavar="HOST",
+          help="--algo ps: the host that sums and answers (default: the first, h1)"),
+    Field("segment", "--segment", read_count, _range(1, MAX_SIZE, f"[1, {MAX_SIZE}]"),
+          metavar="VALUES",
+          help=f"host-based algorithms: float32 values per TCP message, the unit of "
+               f"pipelining (default {DEFAULT_SEGMENT})"),
 )}
 assert set(FIELDS) == {f.name for f in fields(RunOptions)}, "every option has a Field"
 

@@ -37,6 +37,7 @@ from experiments.progress import Progress
 from experiments.results import new_document, write_results
 from experiments.rundir import RunDir
 from experiments.sweep import Point, Sweep, network_label
+from hosts.baselines.collective import DEFAULT_SEGMENT
 
 __all__ = ["RunError", "RunOptions", "SweepOutcome", "format_summary", "impairment_spec",
            "run_allreduce", "run_sweep"]
@@ -146,7 +147,7 @@ class NetworkRunner:
             job_id = 1
         job = JobSpec(job_id, tuple(net.hosts), options.size, options.dist, options.seed,
                       options.window, options.k, options.scaling, options.timeout_ms,
-                      options.root)
+                      options.root, options.ps_host, options.segment)
         record["job"] = job.to_json()
         monitor = Monitor(link_rates(net))
         monitor.watch(switch_pids(net), "switch")
@@ -392,11 +393,20 @@ def format_summary(results: dict[str, Any]) -> str:
     job = results.get("job") or {}
     o = results.get("options") or {}
     workers = len(job.get("workers", [])) or results.get("workers_count") or "?"
-    lines = [f"all-reduce {o.get('algo', 'ina')} ({workers} workers, "
-             f"{job.get('size', o.get('size'))} float32 values, "
-             f"{job.get('dist', o.get('dist'))}, K={job.get('k', o.get('k'))}, "
-             f"window {job.get('window', o.get('window'))}, "
-             f"{job.get('scaling', o.get('scaling'))} scaling)"]
+    algo = o.get("algo", "ina")
+
+    def setting(key: str) -> Any:
+        return job.get(key, o.get(key))
+
+    if algo == "ina":
+        how = (f"K={setting('k')}, window {setting('window')}, "
+               f"{setting('scaling')} scaling")
+    else:
+        how = f"segments of {setting('segment') or DEFAULT_SEGMENT} values"
+        if algo == "ps":
+            how = f"server {setting('ps_host') or (job.get('workers') or ['h1'])[0]}, {how}"
+    lines = [f"all-reduce {algo} ({workers} workers, {setting('size')} float32 values, "
+             f"{setting('dist')}, {how})"]
     if results["completion_s"] is not None:
         line = (f"  completion time {results['completion_s']:.3f} s, goodput "
                 f"{results['goodput_mbps']:.2f} Mbit/s")

@@ -100,3 +100,21 @@ def test_tcp_recovers_from_loss(net: AllReduceNet, algo: str) -> None:
                    - before[p]["drops"].get("impairment_loss", 0) for p in after)
         assert lost > 0
     assert sum(s["counters"]["tcp_retransmits"] for s in outcome.stats) > 0
+
+
+def test_the_parameter_server_on_another_host_with_small_segments(net: AllReduceNet) -> None:
+    """``JobSpec.ps_host`` and ``segment`` (``ina run --ps-host h3 --segment 1000``)
+    reach the agents: h3 (rank 2) sums and answers, in messages of 1000 values."""
+    net.impair("none")
+    job = JobSpec(next(_job_ids), tuple(net.hosts), SIZE, seed=4, ps_host="h3",
+                  segment=1000)
+    [outcome] = run_jobs(net, [job], net.work_dir / "agents", algo="ps")
+    assert outcome.ok, outcome.errors
+    assert outcome.check is not None and outcome.check.ok, outcome.check
+    settings = Settings(ps_host=2, segment=1000)
+    for rank, stats in enumerate(outcome.stats):
+        model = get_collective("ps").volume(4, SIZE, rank, settings)
+        assert (stats["bytes_sent"], stats["bytes_received"]) == (4 * model.sent,
+                                                                  4 * model.received)
+        assert stats["settings"]["segment"] == 1000
+    assert outcome.stats[2]["bytes_sent"] == 3 * 4 * SIZE

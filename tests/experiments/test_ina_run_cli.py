@@ -27,6 +27,8 @@ def ina(*args: str) -> subprocess.CompletedProcess[str]:
      "--loss on leafspine,2,2,1's links between switches needs the built-in switch (on "
      "bmv2, loss comes from the kernel, on host links only)"),
     (["--bw", "0"], "--bw 0: must be in (0, 10000] Mbit/s"),
+    (["--algo", "ps", "--ps-host", "h9"],
+     "--ps-host h9: not a host of star,4 (hosts: h1, h2, h3, h4)"),
 ])
 def test_bad_options(args: list[str], message: str) -> None:
     result = ina("run", *args)
