@@ -3,6 +3,7 @@
     ina ctl --topo topo.json topo init star,4     # write a topology file from a spec
     ina ctl --topo topo.json topo show
     ina ctl --topo topo.json setup [--program p4/aggregation.p4 | --p4info F --config F]
+                                   [--no-routes | --no-ecmp]
     ina ctl --topo topo.json arp                  # the hosts' static ARP commands
     ina ctl --topo topo.json job create --id 1 --workers h1,h2,h3 [--slots 64] [--root s3]
     ina ctl --topo topo.json job show 1               # the job's tree
@@ -14,8 +15,10 @@
     ina ctl --topo topo.json shell s1             # p4runtime-shell on that switch
 
 Every command is one short-lived P4Runtime client per switch it needs. ``setup`` pushes
-the pipeline to every switch (clearing their state) and installs the IPv4 routes; the
-other commands use the pipeline the switches run. The jobs live in a state file next to
+the pipeline to every switch (clearing their state) and installs the IPv4 routes, with
+ECMP groups where a switch has several equal-cost next hops and its program has ECMP
+(``--no-ecmp``: one shortest path each); the other commands use the pipeline the
+switches run. The jobs live in a state file next to
 the topology (``topo.jobs.json`` for ``topo.json``; ``--state`` to choose), which
 ``setup`` empties. Errors print as one ``ina ctl: error: ...`` message, exit status 1.
 """
@@ -30,12 +33,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.controller import Controller, JobDeleteError
+from controller.controller import Controller, InstalledRoutes, JobDeleteError, has_ecmp
 from controller.errors import NoPipelineError, P4RuntimeClientError
 from controller.jobs import DEFAULT_JOB_SLOTS, JobError, JobTable
 from controller.pipeline import PipelineError, compile_pipeline, given_pipeline
-from controller.routes import compute_arp
+from controller.routes import ECMP_TABLE, compute_arp
 from controller.show import (
+    ecmp_members,
+    ecmp_note,
     format_entry,
     format_job,
     format_job_summary,
@@ -101,7 +106,11 @@ def add_ctl_parser(verbs: Any) -> None:
     setup.add_argument("--p4info", help="a compiled P4Info (with --config)")
     setup.add_argument("--config", help="the device config: `ina p4c -o` output for the "
                        "built-in switch, BMv2 JSON for simple_switch_grpc")
-    setup.add_argument("--no-routes", action="store_true", help="do not install routes")
+    routing = setup.add_mutually_exclusive_group()
+    routing.add_argument("--no-routes", action="store_true", help="do not install routes")
+    routing.add_argument("--no-ecmp", action="store_true",
+                         help="one shortest path per host and switch (lowest port), no "
+                              "ECMP groups")
     setup.set_defaults(ctl=ctl_setup)
 
     cmds.add_parser("arp", help="print the hosts' static ARP commands (Mininet CLI form)"
@@ -238,10 +247,13 @@ def ctl_setup(args: argparse.Namespace) -> int:
                                      args.include_dirs, parse_defines(args.defines))
         with _controller(args, topo) as ctl:
             ctl.push_pipeline(files)
-            routes = 0 if args.no_routes else ctl.install_routes()
+            routes = (InstalledRoutes() if args.no_routes
+                      else ctl.install_routes(ecmp=not args.no_ecmp))
             ctl.jobs.save(_state_path(args))
-    print(f"pipeline set on {', '.join(topo.switches)}; {routes} routes installed; "
-          "no jobs")
+    over = (f" ({routes.ecmp_routes} over {routes.groups} ECMP groups)" if routes.groups
+            else "")
+    print(f"pipeline set on {', '.join(topo.switches)}; {routes.routes} routes "
+          f"installed{over}; no jobs")
     print(f"hosts need static ARP entries: ina ctl --topo {args.topo} arp")
     return 0
 
@@ -309,11 +321,12 @@ def ctl_table_dump(args: argparse.Namespace) -> int:
         schema = client.schema
         tables = ([schema.table(args.table)] if args.table
                   else sorted(schema.info.tables, key=lambda t: t.preamble.name))
+        members = ecmp_members(client.read_table(ECMP_TABLE)) if has_ecmp(client) else {}
         for t in tables:
             entries = client.read_table(t.preamble.name)
             print(f"{t.preamble.name}: {len(entries)} entries")
             for e in entries:
-                print(f"  {format_entry(schema, e)}")
+                print(f"  {format_entry(schema, e)}{ecmp_note(e, members)}")
         return 0
 
     return _read_only(args, args.switch, body)

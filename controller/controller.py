@@ -19,7 +19,8 @@ refuses an entry, what the job already installed is removed again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from controller.entities import TableEntry
@@ -37,11 +38,32 @@ from controller.jobs import (
 )
 from controller.p4runtime_client import P4RuntimeClient, UpdateKind
 from controller.pipeline import PipelineFiles
-from controller.routes import compute_arp, compute_routes
+from controller.routes import (
+    ECMP_ACTION,
+    ECMP_TABLE,
+    ROUTE_TABLE,
+    AnyRoute,
+    EcmpRoute,
+    compute_arp,
+    compute_ecmp_routes,
+    compute_routes,
+    ecmp_groups,
+    route_entries,
+)
 from controller.topology import Switch, Topology, TopologyError
 
 ClientFactory = Callable[[Switch], P4RuntimeClient]
 Op = tuple[UpdateKind, Any]
+
+
+@dataclass(frozen=True)
+class InstalledRoutes:
+    """What ``install_routes`` installed over all switches: ``ipv4_lpm`` routes, how
+    many of them go to ECMP groups, and the groups."""
+
+    routes: int = 0
+    ecmp_routes: int = 0
+    groups: int = 0
 
 
 class Controller:
@@ -122,14 +144,24 @@ class Controller:
 
     # ----------------------------------------------------------------- routes
 
-    def install_routes(self) -> int:
-        """Insert the ``ipv4_lpm`` routes on every connected switch; the count."""
-        count = 0
-        for name, routes in compute_routes(self.topology).items():
-            if name in self.clients and routes:
-                self.clients[name].insert(*(r.entry() for r in routes))
-                count += len(routes)
-        return count
+    def install_routes(self, ecmp: bool = True) -> InstalledRoutes:
+        """Insert the routes on every connected switch (see ``controller.routes``): with
+        ECMP where the switch's program has it and ``ecmp`` is set, else one shortest
+        path per host."""
+        plans: dict[bool, Mapping[str, Sequence[AnyRoute]]] = {}
+        routes = ecmp_routes = groups = 0
+        for name, client in self.clients.items():
+            with_ecmp = ecmp and has_ecmp(client)
+            if with_ecmp not in plans:
+                plans[with_ecmp] = (compute_ecmp_routes(self.topology) if with_ecmp
+                                    else compute_routes(self.topology))
+            mine = plans[with_ecmp][name]
+            if mine:
+                client.insert(*route_entries(mine))
+            routes += len(mine)
+            ecmp_routes += sum(isinstance(r, EcmpRoute) for r in mine)
+            groups += len(ecmp_groups(mine))
+        return InstalledRoutes(routes, ecmp_routes, groups)
 
     # ------------------------------------------------------------------- jobs
 
@@ -202,6 +234,18 @@ class Controller:
             raise JobDeleteError(f"job {job_id} deleted, but some entries could not be "
                                  "removed:\n" + "\n".join(errors))
         return change.job
+
+
+def has_ecmp(client: P4RuntimeClient) -> bool:
+    """Whether the switch's program has ECMP: the ``ecmp_nhop`` table and the
+    ``ecmp_group`` action on ``ipv4_lpm``."""
+    schema = client.schema
+    try:
+        schema.table(ECMP_TABLE)
+        schema.table_action(schema.table(ROUTE_TABLE), ECMP_ACTION)
+    except SchemaError:
+        return False
+    return True
 
 
 class JobDeleteError(RuntimeError):

@@ -2,7 +2,8 @@
 
 Numbers print in decimal, except 48-bit values (MAC addresses) and 32-bit values whose
 name says they are an address (``dst_addr``, ``dip``, ``sip``, ...), which print as
-IPv4 addresses. An lpm match prints as ``value/len``."""
+IPv4 addresses. An lpm match prints as ``value/len``. A route to an ECMP group says
+which ports the group's members send to (``ecmp_members``, ``ecmp_note``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 from controller.entities import TableEntry
 from controller.jobs import Job
 from controller.p4info_schema import P4InfoSchema
+from controller.routes import ECMP_ACTION, ECMP_GROUP_FIELD, ECMP_INDEX_FIELD, ECMP_TABLE
 from controller.topology import Topology, sorted_names
 from controller.values import Exact, Lpm, Optional, Range, Ternary
 
@@ -57,6 +59,33 @@ def format_entry(schema: P4InfoSchema, entry: TableEntry) -> str:
     args = ", ".join(f"{k}={format_value(int(v), pwidths.get(k, 0), k)}"  # type: ignore[arg-type]
                      for k, v in entry.params.items())
     return f"{head} -> {action.preamble.name.rsplit('.', 1)[-1]}({args})"
+
+
+def _short(name: str | None) -> str:
+    return (name or "").rsplit(".", 1)[-1]
+
+
+def ecmp_members(entries: list[TableEntry]) -> dict[int, dict[int, int]]:
+    """group -> {index: port} from the entries of ``ecmp_nhop``."""
+    out: dict[int, dict[int, int]] = {}
+    for e in entries:
+        group, index = e.match.get(ECMP_GROUP_FIELD), e.match.get(ECMP_INDEX_FIELD)
+        if (_short(e.table) == ECMP_TABLE and isinstance(group, Exact)
+                and isinstance(index, Exact) and "port" in e.params):
+            out.setdefault(group.value, {})[index.value] = int(e.params["port"])  # type: ignore[arg-type]
+    return out
+
+
+def ecmp_note(entry: TableEntry, members: dict[int, dict[int, int]]) -> str:
+    """For a route to an ECMP group: ``": ports 3, 4 by hash"``, the port of each
+    index below the group's size (``-`` where ``ecmp_nhop`` has no entry: dropped);
+    otherwise ``""``."""
+    if _short(entry.action) != ECMP_ACTION or entry.is_default:
+        return ""
+    group, size = int(entry.params.get("group", 0)), int(entry.params.get("size", 0))  # type: ignore[arg-type]
+    ports = members.get(group, {})
+    shown = ", ".join(str(ports[i]) if i in ports else "-" for i in range(max(size, 1)))
+    return f": ports {shown} by hash"
 
 
 def _slots(base: int, slots: int) -> str:

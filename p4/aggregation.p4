@@ -18,7 +18,13 @@
  *  - ina_result_rewrite (egress_port) -> set_dst(dmac, dip, sip): a RESULT leaving on
  *    that port goes to that worker (Ethernet/IPv4 destination) from the aggregator
  *    address sip.
- *  - ipv4_lpm: as in ipv4_forward.p4 (but IPv4 packets with options are dropped).
+ *  - ipv4_lpm: as in ipv4_forward.p4 (but IPv4 packets with options are dropped), plus
+ *    ECMP: ecmp_group(group, size) hashes the packet's 5-tuple (IPv4 source and
+ *    destination, protocol, TCP or UDP source and destination ports; ports 0 for
+ *    other protocols and for fragments) with crc16 to an index in [0, size), and
+ *  - ecmp_nhop (ecmp_group, ecmp_index) -> forward(port, dst_mac): the group's member
+ *    at that index (a miss drops; size 0 picks index 0, as size 1 does). Aggregation
+ *    packets never reach ipv4_lpm: they follow the job's tree.
  * Loss recovery (hosts/protocol.py): a contribution may name the cell of its sender's
  * previous transmission; when the sender's bit is missing there, the switch answers
  * with a NACK naming that cell: the header alone back to the sender instead of
@@ -65,6 +71,12 @@ struct metadata_t {
     bit<1>  nack;        /* the completing sender's copy of the RESULT carries a NACK */
     bit<8>  nack_flags;  /* ... naming this cell (its flags and slot) */
     bit<8>  nack_slot;
+    /* ECMP of ordinary IPv4: the flow's TCP or UDP ports (0 without them), the group
+     * that ipv4_lpm chose and the member the hash picked in it. */
+    bit<16> l4_src_port;
+    bit<16> l4_dst_port;
+    bit<16> ecmp_group;
+    bit<16> ecmp_index;
 }
 
 parser InaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
@@ -80,8 +92,18 @@ parser InaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
         packet.extract(hdr.ipv4);
         transition select(hdr.ipv4.ihl, hdr.ipv4.protocol) {
             (5, IPPROTO_UDP): parse_udp;
+            (5, IPPROTO_TCP): parse_tcp;
             default: accept;
         }
+    }
+    /* TCP: only its ports, for ECMP, read without extracting (the TCP header stays
+     * payload, so the deparser has nothing to emit and the bytes go out unchanged). A
+     * segment too short for them leaves them 0. */
+    state parse_tcp {
+        tcp_ports_t ports = packet.lookahead<tcp_ports_t>();
+        meta.l4_src_port = ports.src_port;
+        meta.l4_dst_port = ports.dst_port;
+        transition accept;
     }
     state parse_udp {
         packet.extract(hdr.udp);
@@ -159,8 +181,28 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
     }
 
+    /* One of size equal-cost next hops, by the flow's 5-tuple: every packet of a
+     * flow takes the same path. */
+    action ecmp_group(bit<16> group, bit<16> size) {
+        meta.ecmp_group = group;
+        hash(meta.ecmp_index, HashAlgorithm.crc16, 16w0,
+             { hdr.ipv4.src_addr, hdr.ipv4.dst_addr, hdr.ipv4.protocol,
+               meta.l4_src_port, meta.l4_dst_port },
+             size);
+    }
+
     table ipv4_lpm {
         key = { hdr.ipv4.dst_addr: lpm; }
+        actions = { forward; ecmp_group; drop; }
+        default_action = drop();
+        size = 1024;
+    }
+
+    table ecmp_nhop {
+        key = {
+            meta.ecmp_group: exact;
+            meta.ecmp_index: exact;
+        }
         actions = { forward; drop; }
         default_action = drop();
         size = 1024;
@@ -196,10 +238,22 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
             return;
         }
         if (!hdr.ina.isValid()) {
-            if (hdr.ipv4.ttl > 1) {
-                ipv4_lpm.apply();
-            } else {
+            if (hdr.ipv4.ttl <= 1) {
                 drop();
+                return;
+            }
+            if (hdr.udp.isValid()) {
+                meta.l4_src_port = hdr.udp.src_port;
+                meta.l4_dst_port = hdr.udp.dst_port;
+            }
+            /* A later fragment has no ports, the first has its datagram's: fragments
+             * hash without ports, so all of a datagram's take one path. */
+            if (hdr.ipv4.frag_offset != 0 || (hdr.ipv4.flags & 1) != 0) {
+                meta.l4_src_port = 0;
+                meta.l4_dst_port = 0;
+            }
+            switch (ipv4_lpm.apply().action_run) {
+                ecmp_group: { ecmp_nhop.apply(); }
             }
             return;
         }

@@ -6,6 +6,7 @@ typedef bit<48> mac_addr_t;
 typedef bit<32> ipv4_addr_t;
 
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
+const bit<8>  IPPROTO_TCP = 6;
 const bit<8>  IPPROTO_UDP = 17;
 
 header ethernet_t {
@@ -34,6 +35,12 @@ header udp_t {
     bit<16> dst_port;
     bit<16> length;
     bit<16> checksum;
+}
+
+/* The first 4 bytes of a TCP header: its ports (aggregation.p4 peeks at them for ECMP). */
+header tcp_ports_t {
+    bit<16> src_port;
+    bit<16> dst_port;
 }
 
 #endif

@@ -53,10 +53,11 @@ def ethernet(dst: int, src: int, ether_type: int) -> bytes:
 
 
 def ipv4(src: int, dst: int, payload_len: int, *, protocol: int = 17, ttl: int = TTL,
-         options: bytes = b"") -> bytes:
-    """An IPv4 header (identification 0x1234, DF) with a correct checksum."""
+         options: bytes = b"", flags_frag: int = 0x4000) -> bytes:
+    """An IPv4 header (identification 0x1234; ``flags_frag``, the flags and the fragment
+    offset, DF by default) with a correct checksum."""
     ihl = 5 + len(options) // 4
-    fields = [0x40 | ihl, 0, 4 * ihl + payload_len, 0x1234, 0x4000, ttl, protocol, 0,
+    fields = [0x40 | ihl, 0, 4 * ihl + payload_len, 0x1234, flags_frag, ttl, protocol, 0,
               src, dst]
     header = struct.pack("!BBHHHBBHII", *fields) + options
     checksum = ipv4_checksum(header)
@@ -66,6 +67,29 @@ def ipv4(src: int, dst: int, payload_len: int, *, protocol: int = 17, ttl: int =
 def udp(src_port: int, dst_port: int, payload_len: int, checksum: int = 0) -> bytes:
     """A UDP header; checksum 0 (none) is what the aggregation protocol sends."""
     return struct.pack("!HHHH", src_port, dst_port, 8 + payload_len, checksum)
+
+
+def tcp(src_port: int, dst_port: int, seq: int = 1) -> bytes:
+    """A 20-byte TCP header (ACK|PSH, window 512, a made-up checksum: the switch never
+    looks at it)."""
+    return struct.pack("!HHIIBBHHH", src_port, dst_port, seq, 0, 5 << 4, 0x18, 512,
+                       0x5A5A, 0)
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/ARC (poly 0x8005 reflected, init 0, no final xor), bit by bit: v1model's
+    HashAlgorithm.crc16."""
+    crc = 0
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+    return crc
+
+
+def flow_hash(src: int, dst: int, protocol: int, src_port: int, dst_port: int) -> int:
+    """The crc16 of the 5-tuple as ``ecmp_group`` concatenates it (13 bytes)."""
+    return crc16(struct.pack("!IIBHH", src, dst, protocol, src_port, dst_port))
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,10 @@ from agg_frames import (
     agg_frame,
     contribution,
     ethernet,
+    flow_hash,
     ipv4,
     result_for,
+    tcp,
     udp,
     worker,
     wrap32,
@@ -674,6 +676,94 @@ def ipv4_forwarding() -> Stf:
     return stf
 
 
+def ecmp() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "ECMP: ipv4_lpm's ecmp_group(group, size) picks member crc16(src, dst,\n"
+                "protocol, L4 source port, L4 destination port) % size of the group, and\n"
+                "ecmp_nhop forwards to it (TTL - 1 once). TCP and UDP hash with their ports,\n"
+                "other protocols and fragments with ports 0; the bytes after the IPv4\n"
+                "header leave unchanged.")
+    group1 = {0: (2, 0x0200000000A2), 1: (3, 0x0200000000A3)}
+    group2 = {0: (2, 0x0200000000A2), 1: (3, 0x0200000000A3), 2: (4, 0x0200000000A4)}
+    net1, host2, net3 = 0x0A000100, 0x0A000209, 0x0A000300
+    stf.raw(f"add ipv4_lpm hdr.ipv4.dst_addr:0x{net1:08X}/24 ecmp_group(group:1, size:2)")
+    stf.raw(f"add ipv4_lpm hdr.ipv4.dst_addr:0x{host2:08X}/32 ecmp_group(group:2, size:3)")
+    stf.raw(f"add ipv4_lpm hdr.ipv4.dst_addr:0x{net3:08X}/24 ecmp_group(group:3, size:2)")
+    stf.raw("add ipv4_lpm hdr.ipv4.dst_addr:0x0A000400/24 ecmp_group(group:1, size:0)")
+    for group, members in ((1, group1), (2, group2), (3, {0: group1[0]})):
+        for index, (port, mac) in members.items():
+            stf.raw(f"add ecmp_nhop meta.ecmp_group:{group} meta.ecmp_index:{index} "
+                    f"forward(port:{port}, dst_mac:0x{mac:012X})")
+    src_mac, src_ip = 0x020000000009, 0x0A000909
+    payload = bytes(range(24))
+
+    def frame(dst_ip: int, protocol: int, sport: int = 0, dport: int = 0, *,
+              ttl: int = 64, flags_frag: int = 0x4000, l4: bytes | None = None,
+              eth_dst: int = SWITCH_MAC, eth_src: int = src_mac) -> bytes:
+        if l4 is None:
+            l4 = {6: tcp(sport, dport), 17: udp(sport, dport, len(payload))}.get(
+                protocol, b"") + payload
+        return (ethernet(eth_dst, eth_src, 0x0800)
+                + ipv4(src_ip, dst_ip, len(l4), protocol=protocol, ttl=ttl,
+                       flags_frag=flags_frag)
+                + l4)
+
+    def send(dst_ip: int, protocol: int, sport: int, dport: int,
+             members: dict[int, tuple[int, int]], size: int, *, hashed_ports: bool = True,
+             **kw: int) -> int:
+        """One packet; the member its hash picks receives it (the index)."""
+        ports = (sport, dport) if hashed_ports else (0, 0)
+        index = flow_hash(src_ip, dst_ip, protocol, *ports) % max(size, 1)
+        stf.packet(1, frame(dst_ip, protocol, sport, dport, **kw))
+        port, mac = members[index]
+        stf.expect(port, frame(dst_ip, protocol, sport, dport, ttl=kw.get("ttl", 64) - 1,
+                               eth_dst=mac, eth_src=SWITCH_MAC,
+                               **{k: v for k, v in kw.items() if k != "ttl"}))
+        return index
+
+    stf.blank()
+    stf.comment("TCP flows to 10.0.1.5 (group 1, two members) from eight source ports: the\n"
+                "hash spreads them over both members.")
+    picked = [send(net1 | 5, 6, sport, 5001, group1, 2) for sport in range(40000, 40008)]
+    assert set(picked) == {0, 1}, picked
+    stf.wait()
+    stf.comment("UDP flows (not to the aggregation port) to 10.0.2.9 (group 2, three members).")
+    picked = [send(host2, 17, 7000, dport, group2, 3) for dport in range(9000, 9012)]
+    assert set(picked) == {0, 1, 2}, picked
+    stf.wait()
+    stf.blank()
+    stf.comment("ICMP hashes with ports 0.")
+    send(net1 | 7, 1, 0, 0, group1, 2)
+    stf.comment("Fragments hash with ports 0: the first (MF) and a later one (offset 3), with\n"
+                "ports that would hash to the other member.")
+    sport = next(p for p in range(50000, 50100)
+                 if flow_hash(src_ip, net1 | 5, 6, p, 80) % 2
+                 != flow_hash(src_ip, net1 | 5, 6, 0, 0) % 2)
+    send(net1 | 5, 6, sport, 80, group1, 2, hashed_ports=False, flags_frag=0x2000)
+    send(net1 | 5, 6, sport, 80, group1, 2, hashed_ports=False, flags_frag=0x0003)
+    stf.comment("A TCP packet too short for the ports (2 bytes of TCP) hashes with ports 0,\n"
+                "and its bytes leave as they came.")
+    send(net1 | 5, 6, 0, 0, group1, 2, l4=b"\x9c\x40")
+    stf.comment("TTL 2 leaves with TTL 1; size 0 picks member 0, as size 1 does.")
+    send(net1 | 5, 6, 40001, 5001, group1, 2, ttl=2)
+    send(0x0A000405, 6, 40001, 5001, group1, 0)
+    stf.wait()
+    stf.blank()
+    stf.comment("Group 3 has only member 0: a flow that hashes to member 1 is dropped, one\n"
+                "that hashes to member 0 goes out. TTL 1 is dropped before ECMP.")
+    to_member = {flow_hash(src_ip, net3 | 1, 6, p, 443) % 2: p for p in range(41000, 41010)}
+    stf.packet(1, frame(net3 | 1, 6, to_member[1], 443))
+    send(net3 | 1, 6, to_member[0], 443, {0: group1[0]}, 2)
+    stf.packet(1, frame(net1 | 5, 6, 40000, 5001, ttl=1))
+    stf.comment("An aggregation packet to an address that ECMP routes is still the job's\n"
+                "(here there is no job: dropped).")
+    stf.packet(1, frame(net1 | 5, 17, INA_UDP_PORT, INA_UDP_PORT, l4=udp(
+        INA_UDP_PORT, INA_UDP_PORT, 12 + 32) + Agg(1, 0, 0, 0, [1] * 8).payload()))
+    stf.wait()
+    return stf
+
+
 def non_ipv4() -> Stf:
     stf = Stf()
     stf.comment(f"defines: {K8}\n"
@@ -746,6 +836,7 @@ SCENARIOS: dict[str, Callable[[], Stf]] = {
     "result_filter": result_filter,
     "rejects": rejects,
     "ipv4_forwarding": ipv4_forwarding,
+    "ecmp": ecmp,
     "non_ipv4": non_ipv4,
     "two_workers_k64": two_workers_k64,
 }

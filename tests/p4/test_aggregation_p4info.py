@@ -84,16 +84,27 @@ def test_ina_result_rewrite(p4info: p4info_pb2.P4Info) -> None:
     assert _params(p4info, "set_dst") == [("dmac", 48), ("dip", 32), ("sip", 32)]
 
 
-def test_ipv4_lpm_is_that_of_ipv4_forward(p4info: p4info_pb2.P4Info, tmp_path: Path) -> None:
+def test_ipv4_lpm_is_that_of_ipv4_forward_plus_ecmp(p4info: p4info_pb2.P4Info,
+                                                    tmp_path: Path) -> None:
     table = _table(p4info, "ipv4_lpm")
     assert _keys(table) == [("hdr.ipv4.dst_addr", 32, LPM)]
-    assert _actions(p4info, table) == ({"forward", "drop"}, "drop")
+    assert _actions(p4info, table) == ({"forward", "ecmp_group", "drop"}, "drop")
     assert _params(p4info, "forward") == [("port", 9), ("dst_mac", 48)]
     forward_info = _compile(REPO_ROOT / "p4" / "ipv4_forward.p4", tmp_path)
     other = _table(forward_info, "ipv4_lpm")
     assert _keys(other) == _keys(table)
-    assert _actions(forward_info, other) == _actions(p4info, table)
+    assert _actions(forward_info, other) == ({"forward", "drop"}, "drop")
     assert _params(forward_info, "forward") == _params(p4info, "forward")
+    assert not [t for t in forward_info.tables if t.preamble.alias == "ecmp_nhop"]
+
+
+def test_ecmp_nhop(p4info: p4info_pb2.P4Info) -> None:
+    assert _params(p4info, "ecmp_group") == [("group", 16), ("size", 16)]
+    table = _table(p4info, "ecmp_nhop")
+    assert table.preamble.name == "InaIngress.ecmp_nhop"
+    assert _keys(table) == [("meta.ecmp_group", 16, EXACT), ("meta.ecmp_index", 16, EXACT)]
+    assert _actions(p4info, table) == ({"forward", "drop"}, "drop")
+    assert table.size == 1024
 
 
 def test_registers_hold_two_versions_of_every_slot(p4info: p4info_pb2.P4Info) -> None:

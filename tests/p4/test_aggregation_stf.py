@@ -56,7 +56,8 @@ def test_the_scenarios_are_all_there() -> None:
     names = {p.stem for p in STF_FILES}
     assert {"two_workers", "three_workers", "first_writer", "exponent_max",
             "duplicate_incomplete", "retransmit_complete", "isolation", "non_root",
-            "result_filter", "ipv4_forwarding", "non_ipv4", "two_workers_k64"} <= names
+            "result_filter", "ipv4_forwarding", "ecmp", "non_ipv4",
+            "two_workers_k64"} <= names
 
 
 def test_stf_files_are_what_the_generator_writes() -> None:
