@@ -73,6 +73,7 @@ class AllReduceNet:
     k: int = 64
     seed: int | None = 1
     pcap: bool = False
+    ecmp: bool = True  # IPv4 routes over equal-cost paths (else one shortest path)
     net: Any = None
     controller: Controller | None = None
     topology: Topology | None = None
@@ -120,7 +121,7 @@ class AllReduceNet:
                                          election_id=ELECTION_ID).connect()
             self._stack.callback(self.controller.close)
             self.controller.push_pipeline(files)
-            self.controller.install_routes()
+            self.controller.install_routes(ecmp=self.ecmp)
             install_static_arp(self.net, self.topology)
             if self.link_impairments:
                 self.impair("none")

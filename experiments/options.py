@@ -20,6 +20,11 @@ from hosts.inputs import DISTRIBUTIONS, MAX_SIZE
 from hosts.quantize import Scaling
 from hosts.wire import ALLOWED_K
 
+ROUTINGS = ("ecmp", "shortest")
+"""How the controller routes IPv4 between hosts: ``ecmp``, over every equal-cost path
+by a hash of the 5-tuple (where the program has ECMP), or ``shortest``, one shortest
+path per destination (the lowest port)."""
+
 
 class RunError(RuntimeError):
     """The network or a job could not run, or an option is bad; the message says what
@@ -50,6 +55,7 @@ class RunOptions:
     pcap: bool = False  # keep every switch port's capture
     ps_host: str | None = None  # --algo ps: the host that sums (default: the first)
     segment: int = DEFAULT_SEGMENT  # host-based: float32 values per TCP message
+    routing: str = "ecmp"  # the IPv4 routes: one of ROUTINGS
 
     def validate(self) -> None:
         """Raise ``RunError`` naming the first bad option."""
@@ -300,6 +306,9 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
           metavar="VALUES",
           help=f"host-based algorithms: float32 values per TCP message, the unit of "
                f"pipelining (default {DEFAULT_SEGMENT})"),
+    Field("routing", "--routing", read_text, _one_of(ROUTINGS), metavar="ecmp|shortest",
+          help="IPv4 routes between hosts: ecmp, spread over equal-cost paths by a hash "
+               "of the 5-tuple (default), or shortest, one shortest path per host"),
 )}
 assert set(FIELDS) == {f.name for f in fields(RunOptions)}, "every option has a Field"
 

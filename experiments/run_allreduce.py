@@ -91,7 +91,7 @@ class NetworkRunner:
 
     def __init__(self, key: tuple[Any, ...], work_dir: Path, run_dir: RunDir) -> None:
         self.key = key
-        self.topo, self.bw, self.target, self.k = key
+        self.topo, self.bw, self.target, self.k, self.routing = key
         self.work_dir = work_dir
         self.run_dir = run_dir
         self.net: AllReduceNet | None = None
@@ -105,7 +105,7 @@ class NetworkRunner:
             return self.net
         self.stop()
         net = AllReduceNet(self.topo, self.work_dir, self.target, self.bw, self.k,
-                           pcap=self.pcap)
+                           pcap=self.pcap, ecmp=self.routing == "ecmp")
         net.start()
         self.net = net
         for pid in switch_pids(net).values():

@@ -57,7 +57,7 @@ class Point:
     @property
     def network_key(self) -> tuple[Any, ...]:
         o = self.options
-        return (o.topo, o.bw, o.target, o.k)
+        return (o.topo, o.bw, o.target, o.k, o.routing)
 
     @property
     def label(self) -> str:
@@ -73,9 +73,10 @@ class Point:
 
 
 def network_label(key: tuple[Any, ...]) -> str:
-    topo, bw, target, k = key
+    topo, bw, target, k, routing = key
     rate = "unshaped" if bw is None else f"{bw:g} Mbit/s"
-    return f"{topo}, {rate}, {target} switch, K={k}"
+    label = f"{topo}, {rate}, {target} switch, K={k}"
+    return label if routing == "ecmp" else f"{label}, one shortest path per host"
 
 
 def compact_count(n: int) -> str:

@@ -9,7 +9,14 @@ import pytest
 
 from experiments.cli import _settings, add_experiment_parsers
 from experiments.options import RunError, RunOptions, read_count
-from experiments.sweep import Setting, Sweep, build_sweep, compact_count, read_experiment_file
+from experiments.sweep import (
+    Setting,
+    Sweep,
+    build_sweep,
+    compact_count,
+    network_label,
+    read_experiment_file,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,14 +49,25 @@ def test_every_combination_grouped_by_network() -> None:
     keys = [p.network_key for p in points]
     # every network's points are consecutive: one Mininet network per group
     groups = [k for i, k in enumerate(keys) if i == 0 or keys[i - 1] != k]
-    assert groups == [("star,4", 10.0, "builtin", 64), ("star,4", 20.0, "builtin", 64),
-                      ("star,8", 10.0, "builtin", 64), ("star,8", 20.0, "builtin", 64)]
+    assert groups == [("star,4", 10.0, "builtin", 64, "ecmp"),
+                      ("star,4", 20.0, "builtin", 64, "ecmp"),
+                      ("star,8", 10.0, "builtin", 64, "ecmp"),
+                      ("star,8", 20.0, "builtin", 64, "ecmp")]
     first = points[:12]  # within a network: loss, size, repeat, then the algorithms
     assert [(p.options.loss, p.options.size, p.repeat, p.options.algo) for p in first[:4]] == [
         (0.0, 10_000, 0, "ina"), (0.0, 10_000, 0, "ring"),
         (0.0, 10_000, 1, "ina"), (0.0, 10_000, 1, "ring")]
     assert {p.options.size for p in points} == {10_000, 100_000, 1_000_000}
     assert points[0].label == "ina star,4 size=1e4 bw=10 loss=0 #1"
+
+
+def test_routing_is_part_of_the_network() -> None:
+    [point] = parse("--routing", "shortest").points()
+    assert point.network_key == ("star,4", None, "builtin", 64, "shortest")
+    assert network_label(point.network_key) == ("star,4, unshaped, builtin switch, K=64, "
+                                                "one shortest path per host")
+    [point] = parse().points()
+    assert network_label(point.network_key) == "star,4, unshaped, builtin switch, K=64"
 
 
 def test_defaults_make_one_point() -> None:
@@ -73,6 +91,7 @@ def test_scalars_reach_every_point_and_duplicates_collapse() -> None:
     (["--loss", "0,1"], "--loss 1: must be in [0, 1)"),
     (["--repeat", "0"], "--repeat 0: must be in [1, 1000]"),
     (["--k", "100"], "--k 100: not one of 8, 16, 32, 64, 128, 256"),
+    (["--routing", "ospf"], "--routing ospf: not one of ecmp, shortest"),
 ])
 def test_bad_values_name_the_option(argv: list[str], message: str) -> None:
     with pytest.raises(RunError) as raised:
