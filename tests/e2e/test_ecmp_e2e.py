@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import struct
-import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -22,10 +21,9 @@ from pathlib import Path
 import pytest
 from tree_helpers import started
 
-from experiments.allreduce_net import AllReduceNet, need_root
+from experiments.allreduce_net import AllReduceNet
 from experiments.run_allreduce import counter_delta, switch_counters
 from switch.engine.hashes import crc16
-from topologies.nodes import ina_command
 
 pytestmark = pytest.mark.slow
 
@@ -154,24 +152,3 @@ def test_tcp_flows_take_the_spine_their_hash_picks(net: AllReduceNet) -> None:
         for port in UPLINKS:
             assert ports[port]["tx_bytes"] == pytest.approx(sent[port], rel=0.02)
 
-
-def test_ina_run_routing_shortest_keeps_one_spine(tmp_path: Path) -> None:
-    """``ina run --routing shortest``: the sharded parameter server's flows between the
-    leaves (every host talks to every host) all take s1's lowest uplink, port 3; the
-    other spine carries nothing from s1."""
-    why = need_root()
-    if why:
-        pytest.skip(why)
-    proc = subprocess.run([*ina_command(), "run", "--topo", "leafspine,2,2,2", "--algo",
-                           "ps-sharded", "--size", "100000", "--routing", "shortest",
-                           "--check", "--runs-dir", str(tmp_path)],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "one shortest path per host" in proc.stdout
-    [run_dir] = list(tmp_path.iterdir())
-    [m] = json.loads((run_dir / "results.json").read_text())["measurements"]
-    assert m["options"]["routing"] == "shortest" and m["check"]["ok"]
-    ports = {p["port"]: p for p in m["switch_counters"]["s1"]["ports"]}
-    # h1 and h2 each send 2 x 1/4 of 400 kB to h3 and h4 (200 kB a host) across s1
-    assert ports[3]["tx_bytes"] > 2 * 200_000
-    assert ports[4]["tx_bytes"] == 0
