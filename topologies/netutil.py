@@ -4,10 +4,12 @@ the lock that keeps Mininet networks from running at the same time."""
 from __future__ import annotations
 
 import fcntl
+import os
 import socket
 import subprocess
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -68,27 +70,58 @@ def wait_listening(proc: subprocess.Popen[bytes], host: str, port: int, timeout:
 MININET_LOCK = Path("/tmp/ina-mininet/mininet.lock")
 
 
+def lock_holder(path: Path) -> str:
+    """Who holds the Mininet lock, as its holder wrote it: ``process PID (COMMAND)``."""
+    try:
+        pid, _, command = path.read_text().strip().partition(" ")
+    except OSError:
+        pid, command = "", ""
+    if not pid.isdigit():
+        return "process unknown"
+    return f"process {pid} ({command})" if command else f"process {pid}"
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 @contextmanager
-def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK) -> Iterator[None]:
+def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK,
+                 waiting: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold the machine-wide lock for Mininet networks while the block runs.
 
     Mininet names switch interfaces after the switch (``s1-eth1``) and deletes a
     same-named interface before creating its own, so two networks with an ``s1`` would
-    break each other. Code that starts a network takes this lock; a second one waits.
+    break each other. Code that starts a network takes this lock; a second one waits,
+    and ``waiting`` (default: a line on stderr) is told once whose network it waits for:
+    the holder writes its PID and command line into the lock file.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
+    with open(path, "a+") as handle:
         deadline = time.monotonic() + timeout
+        told = False
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                holder = lock_holder(path)
                 if time.monotonic() > deadline:
-                    raise StartError(f"another Mininet network held {path} for more than "
-                                     f"{timeout:g} s") from None
+                    raise StartError(f"another Mininet network ({holder}) held {path} for "
+                                     f"more than {timeout:g} s") from None
+                if not told:
+                    told = True
+                    (waiting or _to_stderr)(f"waiting for another Mininet network on this "
+                                            f"machine to end ({holder}; lock {path})")
                 time.sleep(0.2)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()} {' '.join(sys.argv)}\n")
+        handle.flush()
         try:
             yield
         finally:
+            handle.seek(0)
+            handle.truncate()
+            handle.flush()
             fcntl.flock(handle, fcntl.LOCK_UN)

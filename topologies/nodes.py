@@ -30,6 +30,7 @@ Use them with ``functools.partial`` to pass parameters::
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import re
@@ -162,7 +163,7 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
             log.write(f"$ {' '.join(argv)}\n".encode())
             log.flush()
             self.process = self.popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL)
+                                      stdin=subprocess.DEVNULL, preexec_fn=_end_with_parent)
 
     def quiet_interfaces(self) -> None:
         """IPv6 and offloads off on the switch's interfaces (see ``topologies.hosts``)."""
@@ -210,6 +211,19 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
     def compile(self, program: str | Path, out_dir: str | Path | None = None
                 ) -> CompiledProgram:
         raise NotImplementedError
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: not after a fork
+_PR_SET_PDEATHSIG = 1
+
+
+def _end_with_parent() -> None:
+    """Run in a switch's child process before its program starts: SIGTERM it when the
+    process that started it dies (Linux's parent-death signal, kept across exec), so a
+    network whose starter is killed outright leaves no switch behind to hold ports and
+    take CPU from later runs. The starter is the thread that calls ``start``: networks
+    are started from the main thread."""
+    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def _number_in(name: str) -> int:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
 from controller import TableEntry
@@ -93,10 +96,17 @@ def test_mininet_lock_makes_a_second_network_wait(tmp_path) -> None:  # type: ig
     from topologies.netutil import StartError, mininet_lock
 
     lock = tmp_path / "mininet.lock"
+    told: list[str] = []
     with mininet_lock(path=lock):
-        with pytest.raises(StartError, match=r"another Mininet network held .* for more "
-                                             r"than 0.3 s"):
-            with mininet_lock(timeout=0.3, path=lock):
+        holder = f"process {os.getpid()} ({' '.join(sys.argv)})"
+        with pytest.raises(StartError) as raised:
+            with mininet_lock(timeout=0.5, path=lock, waiting=told.append):
                 pass
-    with mininet_lock(timeout=0.3, path=lock):
-        pass  # free again
+        assert str(raised.value) == (f"another Mininet network ({holder}) held {lock} for "
+                                     "more than 0.5 s")
+        assert told == [f"waiting for another Mininet network on this machine to end "
+                        f"({holder}; lock {lock})"]  # once
+    assert lock.read_text() == ""  # no holder
+    with mininet_lock(timeout=0.3, path=lock, waiting=told.append):
+        pass  # free again, without waiting
+    assert len(told) == 1
