@@ -30,7 +30,6 @@ Use them with ``functools.partial`` to pass parameters::
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import os
 import re
@@ -162,8 +161,8 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
         with open(self.log_file, "ab") as log:
             log.write(f"$ {' '.join(argv)}\n".encode())
             log.flush()
-            self.process = self.popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, preexec_fn=_end_with_parent)
+            self.process = self.popen(end_with_parent(argv), stdout=log,
+                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def quiet_interfaces(self) -> None:
         """IPv6 and offloads off on the switch's interfaces (see ``topologies.hosts``)."""
@@ -213,17 +212,17 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
         raise NotImplementedError
 
 
-_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: not after a fork
-_PR_SET_PDEATHSIG = 1
-
-
-def _end_with_parent() -> None:
-    """Run in a switch's child process before its program starts: SIGTERM it when the
-    process that started it dies (Linux's parent-death signal, kept across exec), so a
+def end_with_parent(argv: list[str]) -> list[str]:
+    """``argv`` run so that it gets SIGTERM when the process that started it dies (the
+    parent-death signal, set by util-linux's ``setpriv`` before it execs ``argv``): a
     network whose starter is killed outright leaves no switch behind to hold ports and
-    take CPU from later runs. The starter is the thread that calls ``start``: networks
-    are started from the main thread."""
-    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    take CPU from later runs. The starter is the thread that calls ``start`` (networks
+    are started from the main thread). Without ``setpriv``, ``argv`` as it is.
+
+    Not a ``preexec_fn``: that makes Python fork rather than vfork, and a fork runs
+    gRPC's fork handlers in the child, whose poller can abort it before the exec."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM", "--", *argv] if setpriv else argv
 
 
 def _number_in(name: str) -> int:
