@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fabric import Fabric
 from scapy.layers.inet import IP, TCP
 from scapy.layers.l2 import Ether
 
@@ -19,7 +20,6 @@ from controller.pipeline import PipelineFiles, compile_pipeline
 from controller.routes import compute_routes
 from controller.topology import Topology
 from switch.engine.hashes import crc16
-from switch.runtime import P4RuntimeServer
 from topologies.spec import parse_topo_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,44 +37,9 @@ def forward(tmp_path_factory: pytest.TempPathFactory) -> PipelineFiles:
     return compile_pipeline(ROOT / "p4" / "ipv4_forward.p4", tmp_path_factory.mktemp("fwd"))
 
 
-class Fabric:
-    """Every switch of leafspine,2,2,2 an in-process server; ``send`` carries a frame from
-    a host through the switches and says where it arrived and which switches it
-    crossed."""
-
-    def __init__(self) -> None:
-        data = Topology.from_mininet(parse_topo_spec("leafspine,2,2,2")).to_json()
-        self.servers: dict[str, P4RuntimeServer] = {}
-        for sw in data["switches"]:
-            server = P4RuntimeServer(device_id=sw["device_id"], address="127.0.0.1:0")
-            sw["grpc_address"] = f"127.0.0.1:{server.start()}"
-            self.servers[sw["name"]] = server
-        self.json = data
-        self.topology = Topology.from_json(data)
-
-    def send(self, host: str, frame: bytes) -> list[tuple[str, bytes, list[str]]]:
-        where = self.topology.attachment(host)
-        return self._through(where.switch, where.port, frame, [])
-
-    def _through(self, switch: str, port: int, frame: bytes, path: list[str]
-                 ) -> list[tuple[str, bytes, list[str]]]:
-        out = []
-        for out_port, out_frame in self.servers[switch].inject(port, frame):
-            peer = self.topology.ports[switch][out_port]
-            if peer.port is None:
-                out.append((peer.node, out_frame, [*path, switch]))
-            else:
-                out += self._through(peer.node, peer.port, out_frame, [*path, switch])
-        return out
-
-    def stop(self) -> None:
-        for server in self.servers.values():
-            server.stop(grace=0)
-
-
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
-    f = Fabric()
+    f = Fabric(Topology.from_mininet(parse_topo_spec("leafspine,2,2,2")).to_json())
     yield f
     f.stop()
 
@@ -102,18 +67,18 @@ def test_flows_between_leaves_spread_over_both_spines(fabric: Fabric,
     spines = {}
     for sport in range(40000, 40016):
         frame = tcp_frame(1, 3, sport)
-        [(host, out, path)] = fabric.send("h1", frame)
+        [(host, out, path)] = fabric.trace("h1", frame)
         assert host == "h3" and bytes(Ether(out)[TCP]) == bytes(Ether(frame)[TCP])
         assert Ether(out).dst == "00:00:00:00:00:03" and Ether(out)[IP].ttl == 64 - 3
         assert path[0] == "s1" and path[2] == "s2"
         spines[sport] = path[1]
         # the member the hash picks: index 0 is port 3 (spine s3), index 1 port 4 (s4)
         assert path[1] == ("s3", "s4")[member(1, 3, sport, 5001, 2)]
-        [(_, _, again)] = fabric.send("h1", frame)
+        [(_, _, again)] = fabric.trace("h1", frame)
         assert again == path  # a flow keeps its path
     assert set(spines.values()) == {"s3", "s4"}
     # the way back hashes its own 5-tuple, from s2
-    back = {fabric.send("h4", tcp_frame(4, 2, 5001, sport))[0][2][1]
+    back = {fabric.trace("h4", tcp_frame(4, 2, 5001, sport))[0][2][1]
             for sport in range(40000, 40016)}
     assert back == {"s3", "s4"}
 
@@ -130,7 +95,7 @@ def test_programs_without_ecmp_and_no_ecmp_get_single_paths(
                              for e in ctl.client(name).read_table("ipv4_lpm"))
                 assert got == sorted((str(_ip_int(r.prefix)), r.port) for r in single[name])
         # every flow crosses the lowest port's spine, s3
-        paths = {tuple(fabric.send("h1", tcp_frame(1, 3, sport))[0][2])
+        paths = {tuple(fabric.trace("h1", tcp_frame(1, 3, sport))[0][2])
                  for sport in range(40000, 40008)}
         assert paths == {("s1", "s3", "s2")}
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fabric import Fabric
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
@@ -274,39 +275,19 @@ def test_cli_session(star: Star, aggregation: PipelineFiles, tmp_path: Path,
     assert (code, err) == (1, "ina ctl: error: no job 5 (jobs: none)\n")
 
 
-class Fabric:
-    """Leaves s1 (h1, h2) and s2 (h3, h4) under the spine s3, each an in-process server;
-    ``send`` carries a frame from a host through the switches to the hosts."""
-
-    def __init__(self) -> None:
-        self.servers = {name: P4RuntimeServer(device_id=i, address="127.0.0.1:0")
-                        for i, name in enumerate(("s1", "s2", "s3"), start=1)}
-        ports = {name: s.start() for name, s in self.servers.items()}
-        self.topology = Topology.from_json({
-            "hosts": [{"name": f"h{i}", "ip": f"10.0.0.{i}", "mac": f"00:00:00:00:00:0{i}"}
-                      for i in (1, 2, 3, 4)],
-            "switches": [{"name": n, "device_id": i, "grpc_address": f"127.0.0.1:{ports[n]}"}
-                         for i, n in enumerate(("s1", "s2", "s3"), start=1)],
-            "links": [["h1", "s1:1"], ["h2", "s1:2"], ["h3", "s2:1"], ["h4", "s2:2"],
-                      ["s1:3", "s3:1"], ["s2:3", "s3:2"]]})
-
-    def send(self, host: str, frame: bytes) -> list[tuple[str, bytes]]:
-        where = self.topology.attachment(host)
-        return self._through(where.switch, where.port, frame)
-
-    def _through(self, switch: str, port: int, frame: bytes) -> list[tuple[str, bytes]]:
-        out = []
-        for out_port, out_frame in self.servers[switch].inject(port, frame):
-            peer = self.topology.ports[switch][out_port]
-            if peer.port is None:
-                out.append((peer.node, out_frame))
-            else:
-                out += self._through(peer.node, peer.port, out_frame)
-        return out
+def leaf_spine() -> Fabric:
+    """Leaves s1 (h1, h2) and s2 (h3, h4) under the spine s3."""
+    return Fabric({
+        "hosts": [{"name": f"h{i}", "ip": f"10.0.0.{i}", "mac": f"00:00:00:00:00:0{i}"}
+                  for i in (1, 2, 3, 4)],
+        "switches": [{"name": n, "device_id": i} for i, n in enumerate(("s1", "s2", "s3"),
+                                                                        start=1)],
+        "links": [["h1", "s1:1"], ["h2", "s1:2"], ["h3", "s2:1"], ["h4", "s2:2"],
+                  ["s1:3", "s3:1"], ["s2:3", "s3:2"]]})
 
 
 def test_leaf_spine_job_aggregates_across_switches(aggregation: PipelineFiles) -> None:
-    fabric = Fabric()
+    fabric = leaf_spine()
     try:
         with Controller(fabric.topology, timeout=5) as ctl:
             ctl.push_pipeline(aggregation)
@@ -336,8 +317,7 @@ def test_leaf_spine_job_aggregates_across_switches(aggregation: PipelineFiles) -
             for name in ("s1", "s2", "s3"):
                 assert ctl.client(name).read_table("ina_job") == []
     finally:
-        for server in fabric.servers.values():
-            server.stop(grace=0)
+        fabric.stop()
 
 
 def test_cli_needs_a_pipeline_and_the_aggregation_program(

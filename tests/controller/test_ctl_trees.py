@@ -12,13 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fabric import Fabric
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from controller.cli import main
 from controller.pipeline import PipelineFiles, compile_pipeline
-from controller.topology import Topology
-from switch.runtime import P4RuntimeServer
 
 ROOT = Path(__file__).resolve().parents[2]
 K = 8
@@ -32,49 +31,13 @@ def aggregation(tmp_path_factory: pytest.TempPathFactory) -> PipelineFiles:
                             defines={"INA_K": str(K), "INA_SLOTS": "64"})
 
 
-class Fabric:
-    """One in-process server per switch of a topology file; ``send`` carries a frame
-    from a host through the switches to the hosts, dropping what leaves the (switch,
-    port) pairs in ``lose``."""
-
-    def __init__(self, topo_file: Path) -> None:
-        data = json.loads(topo_file.read_text())
-        self.servers = {}
-        for sw in data["switches"]:
-            server = P4RuntimeServer(device_id=sw["device_id"], address="127.0.0.1:0")
-            sw["grpc_address"] = f"127.0.0.1:{server.start()}"
-            self.servers[sw["name"]] = server
-        topo_file.write_text(json.dumps(data))
-        self.topology = Topology.load(topo_file)
-        self.lose: set[tuple[str, int]] = set()
-
-    def send(self, host: str, frame: bytes) -> list[tuple[str, bytes]]:
-        where = self.topology.attachment(host)
-        return self._through(where.switch, where.port, frame)
-
-    def _through(self, switch: str, port: int, frame: bytes) -> list[tuple[str, bytes]]:
-        out = []
-        for out_port, out_frame in self.servers[switch].inject(port, frame):
-            if (switch, out_port) in self.lose:
-                continue
-            peer = self.topology.ports[switch][out_port]
-            if peer.port is None:
-                out.append((peer.node, out_frame))
-            else:
-                out += self._through(peer.node, peer.port, out_frame)
-        return out
-
-    def stop(self) -> None:
-        for server in self.servers.values():
-            server.stop(grace=0)
-
-
 @pytest.fixture
 def fabric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Iterator[Fabric]:
     topo = tmp_path / "fabric.json"
     assert main(["--topo", str(topo), "topo", "init", "leafspine,2,2,2"]) == 0
     assert capsys.readouterr().out == f"wrote {topo}: 4 hosts, 4 switch(es)\n"
-    f = Fabric(topo)
+    f = Fabric(json.loads(topo.read_text()))
+    f.topology.save(topo)  # with the servers' addresses
     try:
         yield f
     finally:
