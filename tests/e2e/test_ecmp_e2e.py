@@ -15,11 +15,10 @@ import json
 import struct
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tree_helpers import started
+from tree_helpers import network_fixture
 
 from experiments.allreduce_net import AllReduceNet
 from experiments.run_allreduce import counter_delta, switch_counters
@@ -92,12 +91,7 @@ CLIENT = textwrap.dedent('''
 ''')
 
 
-@pytest.fixture(scope="module", params=["builtin", "bmv2"])
-def net(request: pytest.FixtureRequest,
-        tmp_path_factory: pytest.TempPathFactory) -> Iterator[AllReduceNet]:
-    with started("leafspine,2,2,2", request.param,
-                 tmp_path_factory.mktemp(f"ecmp-{request.param}")) as running:
-        yield running
+net = network_fixture("leafspine,2,2,2", "ecmp")
 
 
 def spine_of(sport: int) -> str:

@@ -10,10 +10,16 @@ and torus tests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from tree_helpers import K, PlanRecorder, check_one_stream_per_link, job, measure, run, started
+from tree_helpers import (
+    K,
+    PlanRecorder,
+    check_one_stream_per_link,
+    job,
+    measure,
+    network_fixture,
+    run,
+)
 
 from experiments.allreduce_net import AllReduceNet
 
@@ -22,10 +28,7 @@ pytestmark = pytest.mark.slow
 HOSTS = [f"h{i}" for i in range(1, 17)]
 
 
-@pytest.fixture(scope="module")
-def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AllReduceNet]:
-    with started("fattree,4", "builtin", tmp_path_factory.mktemp("fattree")) as running:
-        yield running
+net = network_fixture("fattree,4", "fattree", targets=["builtin"])
 
 
 def test_8_workers_in_two_pods(net: AllReduceNet, monkeypatch: pytest.MonkeyPatch) -> None:

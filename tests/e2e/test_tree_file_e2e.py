@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tree_helpers import job, run, started
+from tree_helpers import job, network_fixture, run
 
 from experiments.allreduce_net import AllReduceNet
 
@@ -23,10 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RACKS = ROOT / "topologies" / "examples" / "two_racks.yaml"
 
 
-@pytest.fixture(scope="module")
-def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AllReduceNet]:
-    with started(str(RACKS), "builtin", tmp_path_factory.mktemp("racks")) as running:
-        yield running
+net = network_fixture(str(RACKS), "racks", targets=["builtin"])
 
 
 def impairments(net: AllReduceNet, switch: str) -> dict[int, str]:

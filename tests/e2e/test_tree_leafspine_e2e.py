@@ -12,10 +12,17 @@ either direction is recovered.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
-from tree_helpers import K, PlanRecorder, check_one_stream_per_link, job, measure, run, started
+from tree_helpers import (
+    K,
+    PlanRecorder,
+    check_one_stream_per_link,
+    job,
+    measure,
+    network_fixture,
+    run,
+)
 
 from experiments.allreduce_net import AllReduceNet
 
@@ -24,12 +31,7 @@ pytestmark = pytest.mark.slow
 HOSTS = ["h1", "h2", "h3", "h4"]
 
 
-@pytest.fixture(scope="module", params=["builtin", "bmv2"])
-def net(request: pytest.FixtureRequest,
-        tmp_path_factory: pytest.TempPathFactory) -> Iterator[AllReduceNet]:
-    with started("leafspine,2,2,2", request.param,
-                 tmp_path_factory.mktemp(f"leafspine-{request.param}")) as running:
-        yield running
+net = network_fixture("leafspine,2,2,2", "leafspine")
 
 
 # Port counters (ina switch-cli) and the impairment of one switch port are the built-in

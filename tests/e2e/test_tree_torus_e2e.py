@@ -4,10 +4,8 @@ the cycle. Results checked as everywhere (bit-identical, within the bound)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from tree_helpers import PlanRecorder, job, run, started
+from tree_helpers import PlanRecorder, job, network_fixture, run
 
 from experiments.allreduce_net import AllReduceNet
 
@@ -16,12 +14,7 @@ pytestmark = pytest.mark.slow
 HOSTS = ["h1", "h2", "h3", "h4"]
 
 
-@pytest.fixture(scope="module", params=["builtin", "bmv2"])
-def net(request: pytest.FixtureRequest,
-        tmp_path_factory: pytest.TempPathFactory) -> Iterator[AllReduceNet]:
-    with started("torus,2,2", request.param,
-                 tmp_path_factory.mktemp(f"torus-{request.param}")) as running:
-        yield running
+net = network_fixture("torus,2,2", "torus")
 
 
 def test_all_four(net: AllReduceNet, monkeypatch: pytest.MonkeyPatch) -> None:

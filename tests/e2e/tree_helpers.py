@@ -4,7 +4,7 @@ port counters, and measure what a job put on every link of its tree."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +31,21 @@ def started(spec: str, target: str, work: Path) -> Iterator[AllReduceNet]:
         pytest.skip(why)
     with AllReduceNet(spec, work, target=target, k=K, seed=7) as net:
         yield net
+
+
+def network_fixture(spec: str, name: str,
+                    targets: Sequence[str] = ("builtin", "bmv2")) -> Any:
+    """A module's ``net`` fixture: the network ``spec`` (``started``) on each of
+    ``targets`` in turn, its files in a temporary directory named ``name-TARGET``."""
+
+    @pytest.fixture(scope="module", params=list(targets))
+    def net(request: pytest.FixtureRequest,
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[AllReduceNet]:
+        with started(spec, request.param,
+                     tmp_path_factory.mktemp(f"{name}-{request.param}")) as running:
+            yield running
+
+    return net
 
 
 def job(workers: list[str], size: int, **kw: Any) -> JobSpec:
