@@ -74,16 +74,12 @@ class RunOptions:
         from topologies.spec import parse_topo_spec
 
         topo = parse_topo_spec(self.topo)
-        if self.root is not None:
-            switches = topo.switches()
-            if self.root not in switches:
-                return (f"--root {self.root}: not a switch of {self.topo} (switches: "
-                        f"{', '.join(switches[:8])}{' ...' if len(switches) > 8 else ''})")
-        if self.ps_host is not None:
-            hosts = topo.hosts()
-            if self.ps_host not in hosts:
-                return (f"--ps-host {self.ps_host}: not a host of {self.topo} (hosts: "
-                        f"{', '.join(hosts[:8])}{' ...' if len(hosts) > 8 else ''})")
+        for option, name, kind, plural, names in (
+                ("--root", self.root, "switch", "switches", topo.switches()),
+                ("--ps-host", self.ps_host, "host", "hosts", topo.hosts())):
+            if name is not None and name not in names:
+                listed = ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+                return f"{option} {name}: not a {kind} of {self.topo} ({plural}: {listed})"
         if self.loss and self.target != "builtin" and any(
                 topo.isSwitch(a) and topo.isSwitch(b) for a, b in topo.links()):
             return (f"--loss on {self.topo}'s links between switches needs the built-in "
@@ -220,16 +216,13 @@ def _check_dir(path: str) -> str | None:
     return None if path else "must not be empty"
 
 
-def _check_switch_name(name: str | None) -> str | None:
-    if name is None or (name[:1] == "s" and name[1:].isdigit()):
-        return None
-    return "not a switch name (s1, s2, ...)"
-
-
-def _check_host_name(name: str | None) -> str | None:
-    if name is None or (name[:1] == "h" and name[1:].isdigit()):
-        return None
-    return "not a host name (h1, h2, ...)"
+def _node_name(letter: str, kind: str) -> Callable[[str | None], str | None]:
+    """The check of a node's name: ``letter`` and a number (``s1``, ``h2``)."""
+    def check(name: str | None) -> str | None:
+        if name is None or (name[:1] == letter and name[1:].isdigit()):
+            return None
+        return f"not a {kind} name ({letter}1, {letter}2, ...)"
+    return check
 
 
 @dataclass(frozen=True)
@@ -292,7 +285,7 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
           help="in-network: the agents' first retransmission timeout (default 100 ms)"),
     Field("runs_dir", "--runs-dir", read_text, _check_dir, metavar="DIR",
           help="where run directories go (default runs/)"),
-    Field("root", "--root", read_text, _check_switch_name, metavar="SWITCH",
+    Field("root", "--root", read_text, _node_name("s", "switch"), metavar="SWITCH",
           help="in-network: the root switch of the job's aggregation tree (default: the "
                "switch that makes the tree shallowest)"),
     Field("cli", "--cli", read_flag, lambda v: None,
@@ -300,7 +293,7 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
                "everything is torn down when you leave it"),
     Field("pcap", "--pcap", read_flag, lambda v: None,
           help="keep every switch port's capture in the run directory (netN/pcaps/)"),
-    Field("ps_host", "--ps-host", read_text, _check_host_name, metavar="HOST",
+    Field("ps_host", "--ps-host", read_text, _node_name("h", "host"), metavar="HOST",
           help="--algo ps: the host that sums and answers (default: the first, h1)"),
     Field("segment", "--segment", read_count, _range(1, MAX_SIZE, f"[1, {MAX_SIZE}]"),
           metavar="VALUES",
