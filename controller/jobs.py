@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.entities import MulticastGroup, TableEntry
-from controller.routes import next_hops
+from controller.routes import next_hops, switch_distances
 from controller.topology import Topology, sorted_names
 
 JOB_TABLE = "ina_job"
@@ -116,20 +116,6 @@ class Tree:
         return None
 
 
-def _distances(topo: Topology, source: str) -> dict[str, int]:
-    dist = {source: 0}
-    frontier = [source]
-    while frontier:
-        nxt = []
-        for node in frontier:
-            for _, peer in topo.switch_neighbours(node):
-                if peer not in dist:
-                    dist[peer] = dist[node] + 1
-                    nxt.append(peer)
-        frontier = nxt
-    return dist
-
-
 def _leaves(topo: Topology, workers: Sequence[str]) -> list[str]:
     return sorted({topo.attachment(w).switch for w in workers})
 
@@ -141,7 +127,7 @@ def candidate_roots(topo: Topology, workers: Sequence[str]) -> list[str]:
     order = {name: i for i, name in enumerate(sorted_names(topo.switches))}
     keyed = []
     for candidate in topo.switches:
-        dist = _distances(topo, candidate)
+        dist = switch_distances(topo, candidate)
         if all(leaf in dist for leaf in leaves):
             keyed.append(((max(dist[x] for x in leaves), sum(dist[x] for x in leaves),
                            order[candidate]), candidate))
@@ -159,7 +145,7 @@ def compute_tree(topo: Topology, workers: Sequence[str], root: str | None = None
         root = candidate_roots(topo, workers)[0]
     else:
         topo.switch(root)
-        dist = _distances(topo, root)
+        dist = switch_distances(topo, root)
         cut = [leaf for leaf in leaves if leaf not in dist]
         if cut:
             raise JobError(f"root {root} does not reach {cut[0]}, the switch of "

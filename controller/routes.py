@@ -98,27 +98,13 @@ class ArpEntry:
 
 def next_hops(topo: Topology) -> dict[str, dict[str, int]]:
     """``hops[s][t]``: the port of switch ``s`` on a shortest path to switch ``t``
-    (fewest hops; among equal paths the lowest first port). Unreachable ``t`` are
-    absent."""
-    hops: dict[str, dict[str, int]] = {}
-    for source in topo.switches:
-        first: dict[str, int] = {}
-        seen = {source}
-        queue: deque[tuple[str, int | None]] = deque([(source, None)])
-        while queue:
-            node, port = queue.popleft()
-            for local, peer in topo.switch_neighbours(node):
-                if peer in seen:
-                    continue
-                seen.add(peer)
-                out = local if port is None else port
-                first[peer] = out
-                queue.append((peer, out))
-        hops[source] = first
-    return hops
+    (fewest hops; among equal paths the lowest first port, the first of
+    ``equal_cost_ports``). Unreachable ``t`` are absent."""
+    return {s: {t: ports[0] for t, ports in towards.items()}
+            for s, towards in equal_cost_ports(topo).items()}
 
 
-def _distances(topo: Topology, source: str) -> dict[str, int]:
+def switch_distances(topo: Topology, source: str) -> dict[str, int]:
     """Switch hops from ``source`` to every switch it reaches."""
     dist = {source: 0}
     queue = deque([source])
@@ -133,9 +119,8 @@ def _distances(topo: Topology, source: str) -> dict[str, int]:
 
 def equal_cost_ports(topo: Topology) -> dict[str, dict[str, tuple[int, ...]]]:
     """``ports[s][t]``: every port of switch ``s`` that starts a shortest path to switch
-    ``t`` (fewest hops), ascending; ``next_hops`` picks the first. Unreachable ``t`` are
-    absent."""
-    dist = {s: _distances(topo, s) for s in topo.switches}
+    ``t`` (fewest hops), ascending. Unreachable ``t`` are absent."""
+    dist = {s: switch_distances(topo, s) for s in topo.switches}
     out: dict[str, dict[str, tuple[int, ...]]] = {}
     for s in topo.switches:
         out[s] = {t: tuple(port for port, peer in topo.switch_neighbours(s)
