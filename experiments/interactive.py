@@ -27,7 +27,6 @@ from typing import TextIO
 
 from experiments.allreduce_net import AllReduceNet, need_root
 from experiments.jobs import get_algorithm
-from experiments.jobspec import JobSpec
 from experiments.options import RunError, RunOptions
 from experiments.run_allreduce import impairment_spec
 from experiments.rundir import RunDir
@@ -95,9 +94,7 @@ def _job(net: AllReduceNet, options: RunOptions, run_dir: RunDir) -> Iterator[li
     from controller.show import format_job
 
     algorithm = get_algorithm(options.algo)
-    job = JobSpec(JOB_ID, tuple(net.hosts), options.size, options.dist, options.seed,
-                  options.window, options.k, options.scaling, options.timeout_ms,
-                  options.root, options.ps_host, options.segment)
+    job = options.job(JOB_ID, net.hosts)
     algorithm.prepare(net, job)
     try:
         agents = algorithm.agents(net, job, run_dir.sub("agents"))

@@ -10,11 +10,11 @@ entry here. Fields marked ``axis`` take a list in a sweep (``--size 1e4,1e5``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from experiments.jobspec import TARGETS
+from experiments.jobspec import TARGETS, JobSpec
 from hosts.baselines.collective import DEFAULT_SEGMENT
 from hosts.inputs import DISTRIBUTIONS, MAX_SIZE
 from hosts.quantize import Scaling
@@ -86,6 +86,12 @@ class RunOptions:
                     f"switch (on {self.target}, loss comes from the kernel, on host links "
                     "only)")
         return None
+
+    def job(self, job_id: int, workers: Sequence[str]) -> JobSpec:
+        """The job of this point, on ``workers`` (rank = position)."""
+        return JobSpec(job_id, tuple(workers), self.size, self.dist, self.seed,
+                       self.window, self.k, self.scaling, self.timeout_ms, self.root,
+                       self.ps_host, self.segment)
 
     @property
     def workers(self) -> int:

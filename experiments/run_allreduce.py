@@ -29,7 +29,6 @@ from typing import Any
 
 from experiments.allreduce_net import AllReduceNet, need_root
 from experiments.jobs import JobOutcome, run_jobs
-from experiments.jobspec import JobSpec
 from experiments.model import ModelInput, bus_factor, predict
 from experiments.monitor import Monitor, MonitorReport
 from experiments.options import RunError, RunOptions
@@ -145,9 +144,7 @@ class NetworkRunner:
         if job_id > MAX_JOB_ID:
             self.job_ids = itertools.count(2)
             job_id = 1
-        job = JobSpec(job_id, tuple(net.hosts), options.size, options.dist, options.seed,
-                      options.window, options.k, options.scaling, options.timeout_ms,
-                      options.root, options.ps_host, options.segment)
+        job = options.job(job_id, net.hosts)
         record["job"] = job.to_json()
         monitor = Monitor(link_rates(net))
         monitor.watch(switch_pids(net), "switch")

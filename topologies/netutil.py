@@ -87,13 +87,13 @@ def _to_stderr(line: str) -> None:
 
 @contextmanager
 def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK,
-                 waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+                 waiting: Callable[[str], None] = _to_stderr) -> Iterator[None]:
     """Hold the machine-wide lock for Mininet networks while the block runs.
 
     Mininet names switch interfaces after the switch (``s1-eth1``) and deletes a
     same-named interface before creating its own, so two networks with an ``s1`` would
     break each other. Code that starts a network takes this lock; a second one waits,
-    and ``waiting`` (default: a line on stderr) is told once whose network it waits for:
+    and ``waiting`` (by default a line on stderr) is told once whose network it waits for:
     the holder writes its PID and command line into the lock file.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,14 +105,13 @@ def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK,
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                holder = lock_holder(path)
                 if time.monotonic() > deadline:
-                    raise StartError(f"another Mininet network ({holder}) held {path} for "
-                                     f"more than {timeout:g} s") from None
+                    raise StartError(f"another Mininet network ({lock_holder(path)}) held "
+                                     f"{path} for more than {timeout:g} s") from None
                 if not told:
                     told = True
-                    (waiting or _to_stderr)(f"waiting for another Mininet network on this "
-                                            f"machine to end ({holder}; lock {path})")
+                    waiting(f"waiting for another Mininet network on this machine to end "
+                            f"({lock_holder(path)}; lock {path})")
                 time.sleep(0.2)
         handle.seek(0)
         handle.truncate()
