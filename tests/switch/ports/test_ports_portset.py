@@ -8,8 +8,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -106,7 +107,8 @@ def test_permission_denied_message(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def test_permission_denied_unprivileged(veth: tuple[str, str]) -> None:
+def test_permission_denied_unprivileged(veth: tuple[str, str],
+                                        world_readable_ports: Path) -> None:
     if shutil.which("setpriv") is None:
         pytest.skip("needs setpriv")
     code = (
@@ -115,17 +117,39 @@ def test_permission_denied_unprivileged(veth: tuple[str, str]) -> None:
         f"try:\n    PortSet([(1, {veth[0]!r})]).open()\n"
         "except PortError as e:\n    print(e)\n"
     )
+    # User 65534 may not enter the checkout (a clone under /root, or in any mode-700
+    # directory): it runs the venv's base interpreter, outside the checkout, on a copy
+    # of the port layer that it can read (the working directory heads sys.path).
     result = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-         sys.executable, "-c", code],
-        capture_output=True, text=True, timeout=30,
-        cwd=Path(__file__).resolve().parents[3],
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+         os.path.realpath(sys.executable), "-E", "-s", "-c", code],
+        capture_output=True, text=True, timeout=30, cwd=world_readable_ports,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
     )
     assert result.stdout.strip() == (
         f"permission denied opening a raw socket on {veth[0]}: "
         "run as root or give the process CAP_NET_RAW"
     ), result.stderr
+
+
+@pytest.fixture
+def world_readable_ports() -> Iterator[Path]:
+    """A directory any user can read, holding a copy of the ``switch.ports`` package
+    (which needs nothing beyond the standard library)."""
+    import switch.ports
+
+    top = Path(tempfile.mkdtemp(prefix="ina-ports-"))
+    try:
+        top.chmod(0o755)
+        package = Path(switch.ports.__file__).parent
+        shutil.copytree(package, top / "switch" / "ports",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        (top / "switch" / "__init__.py").write_text("")
+        for path in [top, *top.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield top
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def test_bad_pcap_dir(veth: tuple[str, str], tmp_path: Path) -> None:
