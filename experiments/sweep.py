@@ -172,9 +172,11 @@ def file_keys() -> list[str]:
     return sorted([f.key for f in FIELDS.values()] + list(FILE_ONLY_KEYS))
 
 
-def _line_of(lines: list[str], key: str) -> int | None:
-    pattern = re.compile(rf"""^\s*(\[\s*)?(["']?){re.escape(key)}\2\s*[=\]]""")
-    for number, line in enumerate(lines, 1):
+def line_of(lines: list[str], key: str, start: int = 0) -> int | None:
+    """The line number of ``key`` (a key or a table header) in a TOML file, from line
+    ``start + 1`` on."""
+    pattern = re.compile(rf"""^\s*(\[+\s*)?(["']?){re.escape(key)}\2\s*[=\]]""")
+    for number, line in enumerate(lines[start:], start + 1):
         if pattern.match(line):
             return number
     return None
@@ -196,8 +198,11 @@ def read_experiment_file(path: str | Path) -> dict[str, Setting]:
     by_key = {f.key: attr for attr, f in FIELDS.items()}
     settings: dict[str, Setting] = {}
     for key, value in doc.items():
-        line = _line_of(lines, key)
+        line = line_of(lines, key)
         where = f"{path}:{line}: {key}" if line else f"{path}: {key}"
+        if key == "train" and isinstance(value, dict | list):
+            raise RunError(f"{where}: a [train] section makes this an experiment file of "
+                           f"'ina train', not of 'ina run'")
         if isinstance(value, dict):
             raise RunError(f"{where}: a table is not an option (the file is a flat list "
                            f"of options: {', '.join(file_keys())})")
