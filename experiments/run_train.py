@@ -113,7 +113,7 @@ class TrainRunner(NetworkRunner):
         check_dir = out_dir / "check" if options.check else None
         if check_dir is not None:
             check_dir.mkdir(exist_ok=True)
-        self.impair(net, options)  # type: ignore[arg-type]
+        self.impair(net, options.as_run_options())
         monitor = self.monitor(net)
         prepared = False
         try:

@@ -181,7 +181,7 @@ def read_train_file(path: str | Path) -> TrainFile:
         out: dict[str, Setting] = {}
         scope = lines[:stop] if stop is not None else lines
         for key, value in table.items():
-            line = line_of(scope, key, start)
+            line = line_of(scope, key, start) or line_of(lines, key, start)
             where = f"{path}:{line}: {where_section}{key}" if line else f"{path}: {key}"
             if key == SECTION and not where_section:
                 continue
