@@ -229,7 +229,10 @@ def run_local(record: dict[str, Any], options: TrainOptions, settings: TrainSett
         if updates in evals:
             snapshots.append((updates, params.copy()))
 
-    _, log = train_local(settings, keep)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # one core per worker, as the hosts' workers have
+        _, log = train_local(settings, keep)
     columns = log.to_json()
     record["steps"] = {c: columns[c] for c in ("loss", "compute_s", "allreduce_s",
                                                "bytes_sent", "time_s")}

@@ -11,10 +11,9 @@ point, the options, ``ok``, ``errors``, ``monitor``, ``cpu_bound`` and
   ``target_accuracy``;
 - ``steps``: columns, one value per step: ``loss`` (the training loss of the global
   mini-batch: the workers' mean), ``compute_s`` (the slowest worker's measured
-  compute, before any padding), ``allreduce_s`` (the shortest of the workers'
-  all-reduce times: the last worker to arrive waits for no one, so its time is the
-  all-reduce itself), ``bytes_sent`` (payload per worker, the mean), ``time_s`` (rank
-  0's training clock at the step's end);
+  compute, before any padding), ``allreduce_s`` (rank 0's time in the all-reduce,
+  waiting for slower workers included), ``bytes_sent`` (payload per worker, the mean),
+  ``time_s`` (rank 0's training clock at the step's end);
 - ``evals``: columns, one value per evaluation (after 0, ``eval_every``, ... and all
   updates): ``step`` (updates so far), ``epoch``, ``time_s``, ``test_accuracy``,
   ``test_loss``;
@@ -74,7 +73,7 @@ def combine_steps(logs: list[dict[str, Any]]) -> dict[str, list[float]]:
     for s in range(n):
         out["loss"].append(float(statistics.fmean(log["loss"][s] for log in logs)))
         out["compute_s"].append(max(log["compute_s"][s] for log in logs))
-        out["allreduce_s"].append(min(log["allreduce_s"][s] for log in logs))
+        out["allreduce_s"].append(logs[0]["allreduce_s"][s])
         out["bytes_sent"].append(float(statistics.fmean(log["bytes_sent"][s] for log in logs)))
         out["time_s"].append(logs[0]["time_s"][s])
     return out
