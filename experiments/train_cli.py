@@ -51,6 +51,9 @@ def add_train_parser(verbs: Any) -> None:
         else:
             p.add_argument(*names, dest=f.attr, action="append" if f.axis else "store",
                            default=None, metavar=f.metavar or f.attr.upper(), help=f.help)
+    p.add_argument("--publish", metavar="DIR",
+                   help="after the run, copy its results and accuracy figure into DIR and "
+                        "rewrite the README's time-to-accuracy block from them")
     p.set_defaults(func=cmd_train)
 
 
@@ -100,8 +103,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         print("ina train: interrupted; results.json keeps the runs finished so far",
               file=sys.stderr)
         return 130
+    from experiments.train_plot import plot_train_run
+
     print()
     print(format_train_run(outcome.doc))
-    print(f"\nresults: {outcome.run_dir}/results.json (and results.csv); "
-          f"'ina plot {outcome.run_dir}' draws the figures")
+    written, _ = plot_train_run(outcome.doc, outcome.run_dir / "plots")
+    print(f"\nresults: {outcome.run_dir}/results.json (and results.csv); figures: "
+          f"{', '.join(str(p) for p in written if p.suffix == '.png')}")
+    if args.publish:
+        from experiments.train_publish import FIGURE, publish_training
+
+        publish_training(outcome.run_dir, Path(args.publish))
+        print(f"published: {args.publish}/results.json, {args.publish}/{FIGURE}, README.md")
     return 0 if outcome.ok else 1

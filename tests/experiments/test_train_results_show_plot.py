@@ -162,3 +162,22 @@ def test_check_steps_holds_every_step_to_the_bound(tmp_path: Path) -> None:
     bad = check_steps(ALGORITHMS["ring"], job, tmp_path / "bad", settings)
     assert not bad["ok"]
     assert bad["message"] == "step 2: workers [1] differ from worker 0"
+
+
+def test_publish_rewrites_the_readme_block(run: SweepOutcome, tmp_path: Path) -> None:
+    from experiments.train_plot import plot_train_run
+    from experiments.train_publish import BEGIN, END, publish_training
+
+    doc = json.loads((run.run_dir / "results.json").read_text())
+    plot_train_run(doc, run.run_dir / "plots")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\nbefore\n\n{BEGIN}\nold\n{END}\n\nafter\n")
+    publish_training(run.run_dir, tmp_path / "docs" / "train", readme)
+    text = readme.read_text()
+    assert text.startswith("# x\n\nbefore\n\n" + BEGIN) and text.endswith(END + "\n\nafter\n")
+    assert "old" not in text
+    assert "Measured by `ina train experiments/train-demo.toml` on" in text
+    assert "| model | bw (Mbit/s) | loss | algo | seeds | accuracy (%) |" in text
+    assert "(docs/train/accuracy_vs_time.png)" in text
+    assert (tmp_path / "docs" / "train" / "results.json").read_text() == \
+        (run.run_dir / "results.json").read_text()
