@@ -95,6 +95,11 @@ class TrainRunner(NetworkRunner):
             record["errors"].append(str(e) if isinstance(e, RunError)
                                     else f"{type(e).__name__}: {e}")
             self._log(point, e)
+        finally:  # the workers' logs stay; parameters and the check's arrays go
+            for path in (out_dir / "checkpoints", out_dir / "check"):
+                shutil.rmtree(path, ignore_errors=True)
+            for npy in out_dir.glob("*.npy"):
+                npy.unlink()
         finish_record(record, options, reasons)
         if record["errors"]:
             record["ok"] = False
@@ -165,9 +170,6 @@ class TrainRunner(NetworkRunner):
             record["check"] = check_steps(algorithm, job, check_dir, settings)
             if not record["check"]["ok"]:
                 record["errors"].append(f"check failed: {record['check']['message']}")
-        for a in agents:
-            a.output.unlink(missing_ok=True)
-        shutil.rmtree(checkpoints, ignore_errors=True)
 
 
 def worker_spec(net: Any, options: TrainOptions, settings: TrainSettings, job: Any,

@@ -18,12 +18,10 @@ from experiments.jobspec import JobSpec
 from experiments.options import (
     FIELDS,
     Field,
-    RunError,
     RunOptions,
     read_count,
     read_number,
     read_text,
-    show_value,
 )
 from hosts.baselines.collective import DEFAULT_SEGMENT
 from training.models import MODELS
@@ -68,17 +66,6 @@ class TrainOptions:
     routing: str = "ecmp"
     runs_dir: str = "runs"
 
-    def validate(self) -> None:
-        """Raise ``RunError`` naming the first bad option."""
-        for f in TRAIN_FIELDS.values():
-            value = getattr(self, f.attr)
-            problem = None if value is None else f.check(value)
-            if problem:
-                raise RunError(f"{f.option} {show_value(value)}: {problem}")
-        problem = self.cross_check()
-        if problem:
-            raise RunError(problem)
-
     def as_run_options(self) -> RunOptions:
         """The network side of this run, as ``ina run`` would take it."""
         return RunOptions(topo=self.topo, algo=self.algo if self.algo != "local" else "ina",
@@ -88,6 +75,8 @@ class TrainOptions:
                           runs_dir=self.runs_dir)
 
     def cross_check(self) -> str | None:
+        """What is wrong with the combination of options (None when nothing is): the
+        network's checks of ``ina run``, then the training's."""
         problem = self.as_run_options().cross_check()
         if problem:
             return problem
