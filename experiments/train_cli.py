@@ -29,7 +29,7 @@ of every step, the test accuracy over time, and the time and steps to the target
 accuracy.
 
     ina train --topo star,4 --bw 10 --algo ina,ring,local --seeds 0,1,2
-    ina train --model wide-mlp --steps 12 --k 256 --bw 10 --algo ina,ring
+    ina train --model wide-mlp --steps 14 --k 256 --bw 10 --algo ina,ring
     ina train experiments/train-demo.toml
 
 Lists: --algo, --model, --seeds, --bw and --loss take comma-separated values, --topo

@@ -7,14 +7,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from experiments.train_cli import add_train_parser, command_line_settings
 from experiments.train_sweep import build_train_sweep, read_train_file, train_sections
+from ina.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
@@ -44,18 +43,16 @@ def test_the_experiment_file_is_the_shipped_one() -> None:
     assert toml == (ROOT / "experiments" / "train-demo.toml").read_text()
 
 
-def test_local_runs_without_root_and_show_and_plot_read_it(tmp_path: Path) -> None:
+def test_local_runs_without_root_and_show_reads_it(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
     [local] = [c for c in COMMANDS if not c.startswith("sudo ")]
-    ina = [sys.executable, "-m", "ina"]
-    proc = subprocess.run([*ina, *local.split()[1:], "--runs-dir", str(tmp_path)],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr
+    assert main([*local.split()[1:], "--runs-dir", str(tmp_path)]) == 0
     [run_dir] = tmp_path.iterdir()
     ms = json.loads((run_dir / "results.json").read_text())["measurements"]
     assert [(m["point"]["seed"], m["ok"], len(m["steps"]["loss"])) for m in ms] == [
         (0, True, 40), (1, True, 40)]
     assert all(m["final_accuracy"] > 0.9 for m in ms)
     assert (run_dir / "plots" / "accuracy_vs_time.png").stat().st_size > 0
-    shown = subprocess.run([*ina, "show", str(run_dir)], capture_output=True, text=True,
-                           timeout=120)
-    assert shown.returncode == 0 and "local" in shown.stdout, shown.stderr
+    capsys.readouterr()
+    assert main(["show", str(run_dir)]) == 0
+    assert "local" in capsys.readouterr().out

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from experiments.sweep import Point, Setting
 from experiments.train_results import TRAIN_CSV_COLUMNS, finish_record, train_base_record
 from experiments.train_show import format_train_run
 from experiments.train_sweep import build_train_sweep
+from ina.cli import main
 from training.sgd import TrainSettings
 from training.worker import check_paths
 
@@ -116,17 +115,13 @@ def test_show_has_accuracy_time_to_target_and_speedup(run: SweepOutcome) -> None
     assert "| star,4 | 4 | mlp | 10 | 0 | ina | 3/3 | 96.2 ± 0.2 | +0.0 |" in markdown
 
 
-def ina(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ina", *args], capture_output=True,
-                          text=True, timeout=120)
-
-
-def test_ina_show_and_plot_read_a_training_run(run: SweepOutcome, tmp_path: Path) -> None:
-    shown = ina("show", str(run.run_dir))
-    assert shown.returncode == 0, shown.stderr
-    assert "speedup over ring" in shown.stdout and "time to target (s)" in shown.stdout
-    plotted = ina("plot", str(run.run_dir), "--out", str(tmp_path))
-    assert plotted.returncode == 0, plotted.stderr
+def test_ina_show_and_plot_read_a_training_run(run: SweepOutcome, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(run.run_dir)]) == 0
+    shown = capsys.readouterr().out
+    assert "speedup over ring" in shown and "time to target (s)" in shown
+    assert main(["plot", str(run.run_dir), "--out", str(tmp_path)]) == 0
+    assert f"wrote {tmp_path}/loss_vs_step.svg" in capsys.readouterr().out
     for name in ("accuracy_vs_time", "accuracy_vs_step", "loss_vs_step"):
         for fmt in ("png", "svg"):
             path = tmp_path / f"{name}.{fmt}"
