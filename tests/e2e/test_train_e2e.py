@@ -1,6 +1,7 @@
 """End to end: ``ina train`` on a Mininet star of 2 hosts, the digits MLP trained with
 the in-network agent and with ring all-reduce beside the local reference, every
-step's all-reduce checked; and the in-network run on BMv2 when it is installed."""
+step's all-reduce checked and its compute padded to --compute-time; and the in-network
+run on BMv2 when it is installed."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def test_ina_and_ring_train_like_local_on_the_builtin_switch(tmp_path: Path) -> 
     if why:
         pytest.skip(why)
     proc, ms = train(tmp_path, "--topo", "star,2", "--algo", "ina,ring,local", "--steps",
-                     "30", "--eval-every", "10", "--bw", "20", "--check")
+                     "30", "--eval-every", "10", "--bw", "20", "--check",
+                     "--compute-time", "0.02")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     runs = by_algo(ms)
     local = runs["local"]
@@ -48,7 +50,12 @@ def test_ina_and_ring_train_like_local_on_the_builtin_switch(tmp_path: Path) -> 
         assert m["ok"], m["errors"]
         assert m["check"]["ok"] and m["check"]["steps"] == 30, m["check"]
         assert m["max_param_diff"] == 0.0 and m["diverged_at"] is None
-        assert len(m["steps"]["loss"]) == 30 and m["steps"]["time_s"][-1] > 0
+        assert len(m["steps"]["loss"]) == 30
+        steps = [b - a for a, b in zip([0.0, *m["steps"]["time_s"]], m["steps"]["time_s"],
+                                       strict=False)]
+        assert min(steps) >= 0.02  # the compute padded to --compute-time, then the sum
+        assert m["compute_overruns"] == sum(c > 0.02 for c in m["steps"]["compute_s"])
+        assert m["cpu_bound"] or not m["compute_overruns"]
         assert all(b > 0 for b in m["steps"]["bytes_sent"])
         assert m["evals"]["step"] == [0, 10, 20, 30]
         assert m["final_accuracy"] > 0.8
