@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.algorithms import ALGORITHMS
+from experiments.algorithms import ALGORITHMS, HostBased
 from experiments.jobspec import AgentSpec
 from experiments.options import RunError
 from experiments.run_allreduce import NetworkRunner
@@ -110,7 +110,7 @@ class TrainRunner(NetworkRunner):
         if settings.workers != len(net.hosts):
             raise RunError(f"{options.topo} has {len(net.hosts)} hosts, the settings "
                            f"{settings.workers} workers")
-        algorithm = ALGORITHMS[options.algo]
+        algorithm = ALGORITHMS.get(options.algo) or HostBased(options.algo)  # gloo
         job = options.job(self.next_job_id(), net.hosts, record["parameters"])
         record["job"] = job.to_json()
         checkpoints = out_dir / "checkpoints"
@@ -187,6 +187,13 @@ def worker_spec(net: Any, options: TrainOptions, settings: TrainSettings, job: A
                           k=job.k, window=job.window, scaling=job.scaling,
                           timeout_ms=job.timeout_ms)
     topology = net.ctl.topology
+    if options.algo == "gloo":
+        from training.comm import GLOO_PORT
+
+        return WorkerSpec(**common, peers=tuple(f"{topology.host(h).ip}:{GLOO_PORT}"
+                                                for h in job.workers),
+                          interfaces=tuple(net.net.get(h).defaultIntf().name
+                                           for h in job.workers))
     ps_host = job.workers.index(job.ps_host) if job.ps_host is not None else 0
     return WorkerSpec(**common, peers=tuple(f"{topology.host(h).ip}:{DEFAULT_PORT}"
                                             for h in job.workers),
@@ -260,5 +267,5 @@ def estimate_train_seconds(point: Point) -> float:
     if o.algo == "local":
         return 0.01 * settings.steps
     m = ModelInput(settings.workers, size, o.bw, k=o.k, window=o.window_for(size))
-    p = predict_allreduce(o.algo, m)
+    p = predict_allreduce("ring" if o.algo == "gloo" else o.algo, m)
     return settings.steps * ((p.seconds if p and p.seconds else 0.05) + 0.02)

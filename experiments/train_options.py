@@ -29,8 +29,10 @@ from training.models import MODELS
 if TYPE_CHECKING:
     from training.sgd import TrainSettings
 
-TRAIN_ALGOS = ("ina", "ring", "ps", "ps-sharded", "hd", "local")
-"""``local`` is the accuracy reference: the exact average, no network, no quantization."""
+TRAIN_ALGOS = ("ina", "ring", "ps", "ps-sharded", "hd", "gloo", "local")
+"""``local`` is the accuracy reference: the exact average, no network, no quantization;
+``gloo`` is PyTorch's own all-reduce (``torch.distributed``, Gloo), where PyTorch is
+installed."""
 MAX_STEPS = 100_000
 MAX_WINDOW = 64  # the default window of ina run; a run with fewer chunks uses fewer
 
@@ -68,7 +70,8 @@ class TrainOptions:
 
     def as_run_options(self) -> RunOptions:
         """The network side of this run, as ``ina run`` would take it."""
-        return RunOptions(topo=self.topo, algo=self.algo if self.algo != "local" else "ina",
+        algo = {"local": "ina", "gloo": "ring"}.get(self.algo, self.algo)
+        return RunOptions(topo=self.topo, algo=algo,
                           bw=self.bw, loss=self.loss, target=self.target, k=self.k,
                           scaling=self.scaling, timeout_ms=self.timeout_ms, root=self.root,
                           ps_host=self.ps_host, segment=self.segment, routing=self.routing,
@@ -80,6 +83,12 @@ class TrainOptions:
         problem = self.as_run_options().cross_check()
         if problem:
             return problem
+        if self.algo == "gloo":
+            from training.comm import torch_missing
+
+            why = torch_missing()
+            if why:
+                return f"--algo gloo {why}"
         if self.epochs is not None and self.steps is not None:
             return "--epochs and --steps: give one of them"
         from training.data import load_dataset
@@ -188,7 +197,8 @@ TRAIN_FIELDS: dict[str, Field] = {f.attr: f for f in (
     Field("algo", "--algo", read_text, _one_of(TRAIN_ALGOS, "algorithm"), axis=True,
           metavar="NAME[,NAME...]",
           help=f"all-reduce algorithms: {', '.join(TRAIN_ALGOS)} (default ina); local is "
-               "the exact float64 average, no network"),
+               "the exact float64 average, no network; gloo is PyTorch's all-reduce "
+               "(needs PyTorch)"),
     Field("seed", "--seeds", read_count, lambda v: None if v >= 0 else "must be "
           "non-negative", axis=True, metavar="S[,S...]",
           help="training seeds (initial parameters, data order), also --seed (default 0)"),

@@ -115,13 +115,14 @@ def eval_time(updates: int, times: list[float]) -> float:
 
 
 def allreduce_model(record: dict[str, Any], algo: str, options: Any) -> float | None:
-    """The model's all-reduce time for one step's gradient (0 for ``local``)."""
+    """The model's all-reduce time for one step's gradient (0 for ``local``; ``gloo``
+    all-reduces CPU tensors by a ring, so it takes the ring's)."""
     if algo == "local":
         return 0.0
     job = record.get("job") or {}
     m = ModelInput(record["workers_count"], record["parameters"], options.bw, k=options.k,
                    window=job.get("window", 64))
-    prediction = predict(algo, m)
+    prediction = predict("ring" if algo == "gloo" else algo, m)  # Gloo's is a ring
     return prediction.seconds if prediction else None
 
 

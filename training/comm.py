@@ -31,14 +31,20 @@ class Communicator(Protocol):
 
 
 class InNetworkComm:
-    """All-reduce through the switch: job ``job_id`` at ``aggregator``."""
+    """All-reduce through the switch: job ``job_id`` at ``aggregator`` (UDP port 48879
+    both ways unless ``port``/``bind`` say otherwise, as for a switch model on the
+    loopback)."""
 
-    def __init__(self, aggregator: str, job_id: int, workers: int, settings: Any) -> None:
+    def __init__(self, aggregator: str, job_id: int, workers: int, settings: Any, *,
+                 port: int | None = None, bind: tuple[str, int] | None = None) -> None:
         from hosts.agent_cli import CountingTransport
         from hosts.transport import UdpTransport
+        from hosts.wire import INA_UDP_PORT
         from hosts.worker import Worker
 
-        self.transport = CountingTransport(UdpTransport(aggregator))
+        port = INA_UDP_PORT if port is None else port
+        self.transport = CountingTransport(UdpTransport(
+            aggregator, port=port, bind=bind or ("0.0.0.0", INA_UDP_PORT)))
         try:
             self.worker = Worker(self.transport, job_id, workers, settings)
         except BaseException:
@@ -106,3 +112,77 @@ class HostComm:
     def close(self) -> None:
         if self.mesh is not None:
             self.mesh.close()
+
+
+GLOO_PORT = 48882
+"""The TCP port of the rendezvous store on rank 0 for ``gloo`` (the baselines' agents
+listen on 48880, the in-network agents on UDP 48879)."""
+
+
+def interface_tx_bytes(interface: str, proc_net_dev: str = "/proc/net/dev") -> int:
+    """Bytes the interface has sent (frames, as the kernel counts them in this network
+    namespace); 0 when it is not there."""
+    try:
+        with open(proc_net_dev) as f:
+            for line in f:
+                name, sep, rest = line.partition(":")
+                if sep and name.strip() == interface:
+                    return int(rest.split()[8])
+    except OSError:
+        pass
+    return 0
+
+
+class GlooComm:
+    """PyTorch's own all-reduce: ``torch.distributed`` with the Gloo backend (a ring
+    for CPU tensors), written by others, over the same network: rank 0's address in
+    ``peers`` (``IP:PORT``) holds the rendezvous store, ``interface`` carries Gloo's
+    connections. Gloo does not count
+    its payload, so ``bytes_sent`` is the frame bytes the host's interface sent."""
+
+    def __init__(self, rank: int, peers: list[str], interface: str,
+                 timeout_s: float = 120.0) -> None:
+        import datetime
+        import os
+
+        import torch
+        import torch.distributed as dist
+
+        torch.set_num_threads(1)
+        os.environ["GLOO_SOCKET_IFNAME"] = interface
+        self.interface = interface
+        self.dist = dist
+        self.torch = torch
+        host, _, port = peers[0].rpartition(":")
+        dist.init_process_group("gloo", init_method=f"tcp://{host}:{port}", rank=rank,
+                                world_size=len(peers),
+                                timeout=datetime.timedelta(seconds=timeout_s))
+        dist.barrier()
+        self.tx0 = interface_tx_bytes(interface)
+
+    def __call__(self, values: Floats) -> Floats:
+        t = self.torch.from_numpy(np.array(values, dtype=np.float32, copy=True))
+        self.dist.all_reduce(t)
+        out: Floats = t.numpy()
+        return out
+
+    def bytes_sent(self) -> int:
+        return interface_tx_bytes(self.interface) - self.tx0
+
+    def counters(self) -> dict[str, Any]:
+        return {"interface": self.interface, "interface_tx_bytes": self.bytes_sent(),
+                "torch": self.torch.__version__}
+
+    def close(self) -> None:
+        if self.dist.is_initialized():
+            self.dist.destroy_process_group()
+
+
+def torch_missing() -> str | None:
+    """Why ``gloo`` cannot run here (None when PyTorch is installed)."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return ("needs PyTorch (.venv/bin/pip install torch==2.13.0, the CPU build; or "
+                "pip install -e '.[torch]')")
+    return None

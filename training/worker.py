@@ -41,7 +41,7 @@ PROG = "training worker"
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    algo: str  # ina, ring, ps, ps-sharded or hd
+    algo: str  # ina, ring, ps, ps-sharded, hd or gloo (PyTorch's)
     settings: TrainSettings
     job_id: int = 1  # ina: the job, its aggregator address per rank and its settings
     aggregators: tuple[str, ...] = ()
@@ -49,7 +49,8 @@ class WorkerSpec:
     window: int = 64
     scaling: str = "tight"
     timeout_ms: float = 100.0
-    peers: tuple[str, ...] = ()  # host-based: every rank's IP:PORT
+    peers: tuple[str, ...] = ()  # host-based and gloo: every rank's IP:PORT
+    interfaces: tuple[str, ...] = ()  # gloo: every rank's network interface
     segment: int = 16384
     ps_host: int = 0
     checkpoints: str | None = None  # rank 0 saves the evaluated parameters here
@@ -66,6 +67,7 @@ class WorkerSpec:
         d["settings"] = TrainSettings.from_json(d["settings"])
         d["aggregators"] = tuple(d.get("aggregators", ()))
         d["peers"] = tuple(d.get("peers", ()))
+        d["interfaces"] = tuple(d.get("interfaces", ()))
         return cls(**d)
 
     def write(self, path: Path) -> None:
@@ -83,7 +85,7 @@ def check_paths(directory: str | Path, step: int, rank: int) -> tuple[Path, Path
 
 
 def make_communicator(spec: WorkerSpec, rank: int) -> Any:
-    from training.comm import HostComm, InNetworkComm
+    from training.comm import GlooComm, HostComm, InNetworkComm
 
     n = spec.settings.workers
     if spec.algo == "ina":
@@ -95,6 +97,8 @@ def make_communicator(spec: WorkerSpec, rank: int) -> Any:
                                   min_timeout=min(0.01, spec.timeout_ms / 1000.0),
                                   max_timeout=max(1.0, spec.timeout_ms / 1000.0))
         return InNetworkComm(spec.aggregators[rank], spec.job_id, n, settings)
+    if spec.algo == "gloo":
+        return GlooComm(rank, list(spec.peers), spec.interfaces[rank])
     comm = HostComm(spec.algo, rank, list(spec.peers), spec.segment, spec.ps_host)
     comm.connect()
     return comm

@@ -1,10 +1,12 @@
 """End to end: ``ina train`` on a Mininet star of 2 hosts, the digits MLP trained with
-the in-network agent and with ring all-reduce beside the local reference, every
+the in-network agent and with ring all-reduce (and PyTorch's Gloo where PyTorch is
+installed) beside the local reference, every
 step's all-reduce checked and its compute padded to --compute-time; and the in-network
 run on BMv2 when it is installed."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -38,14 +40,16 @@ def test_ina_and_ring_train_like_local_on_the_builtin_switch(tmp_path: Path) -> 
     why = need_root()
     if why:
         pytest.skip(why)
-    proc, ms = train(tmp_path, "--topo", "star,2", "--algo", "ina,ring,local", "--steps",
+    algos = ["ina", "ring", *(["gloo"] if importlib.util.find_spec("torch") else [])]
+    proc, ms = train(tmp_path, "--topo", "star,2", "--algo", ",".join([*algos, "local"]),
+                     "--steps",
                      "30", "--eval-every", "10", "--bw", "20", "--check",
                      "--compute-time", "0.02")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     runs = by_algo(ms)
     local = runs["local"]
     assert local["evals"]["step"] == [0, 10, 20, 30]
-    for algo in ("ina", "ring"):
+    for algo in algos:
         m = runs[algo]
         assert m["ok"], m["errors"]
         assert m["check"]["ok"] and m["check"]["steps"] == 30, m["check"]

@@ -66,7 +66,7 @@ def test_window_follows_the_gradient() -> None:
 @pytest.mark.parametrize("argv,message", [
     (["--model", "cnn"], "--model cnn: unknown model (models: mlp, wide-mlp)"),
     (["--algo", "ina,nccl"], "--algo nccl: unknown algorithm (algorithms: ina, ring, ps, "
-                             "ps-sharded, hd, local)"),
+                             "ps-sharded, hd, gloo, local)"),
     (["--target-accuracy", "95"], "--target-accuracy 95: must be in (0, 1] (a fraction: "
                                   "0.95 for 95%)"),
     (["--epochs", "2", "--steps", "10"], "--epochs and --steps: give one of them"),
@@ -158,3 +158,14 @@ def test_ina_run_refuses_a_training_file(tmp_path: Path) -> None:
 def test_shipped_training_files_parse() -> None:
     for path in sorted((ROOT / "experiments").glob("train*.toml")):
         assert parse(file=path).points(), path
+
+
+def test_gloo_needs_pytorch(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else find_spec(name, *a))
+    with pytest.raises(RunError, match=r"^--algo gloo needs PyTorch \(.venv/bin/pip install "
+                                       r"torch==2.13.0"):
+        parse("--algo", "ring,gloo")
