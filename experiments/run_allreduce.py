@@ -25,7 +25,7 @@ import os
 import traceback
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from experiments.allreduce_net import AllReduceNet, need_root
 from experiments.jobs import JobOutcome, run_jobs
@@ -37,6 +37,9 @@ from experiments.results import new_document, write_results
 from experiments.rundir import RunDir
 from experiments.sweep import Point, Sweep, network_label
 from hosts.baselines.collective import DEFAULT_SEGMENT
+
+if TYPE_CHECKING:
+    from experiments.train_sweep import TrainSweep
 
 __all__ = ["RunError", "RunOptions", "SweepOutcome", "format_summary", "impairment_spec",
            "run_allreduce", "run_sweep"]
@@ -357,7 +360,7 @@ def result_text(m: dict[str, Any]) -> str:
 # ------------------------------------------------------------------ sweeps
 
 
-def run_sweep(sweep: Sweep | Any, progress: Progress | None = None,
+def run_sweep(sweep: Sweep | TrainSweep, progress: Progress | None = None,
               command: list[str] | None = None,
               runner: type[NetworkRunner] | None = None) -> SweepOutcome:
     """Run every point of ``sweep`` (see the module docstring): an ``ina run`` sweep or
@@ -365,10 +368,9 @@ def run_sweep(sweep: Sweep | Any, progress: Progress | None = None,
     results document keeps). ``runner`` runs the points of one network
     (``NetworkRunner``; ``experiments.run_train.TrainRunner``; tests give a fake)."""
     runner_class = runner or NetworkRunner
-    kind = getattr(sweep, "kind", "allreduce")
+    kind = sweep.kind
     verb = "ina train" if kind == "train" else "ina run"
-    networked = sweep.needs_network() if hasattr(sweep, "needs_network") else True
-    why = need_root() if runner_class.needs_root and networked else None
+    why = need_root() if runner_class.needs_root and sweep.needs_network() else None
     if why:
         raise RunError(f"{verb} {why}")
     sweep.validate()

@@ -29,7 +29,7 @@ import re
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from experiments.options import AXES, FIELDS, RunError, RunOptions, read_count, show_value
 
@@ -95,6 +95,11 @@ class Sweep:
     repeat: int = 1
     name: str = "run"
     description: str = ""
+    kind: ClassVar[str] = "allreduce"  # the results document's kind (ina train: train)
+
+    def needs_network(self) -> bool:
+        """Whether some point runs in Mininet (every point of ``ina run`` does)."""
+        return True
 
     def values(self, axis: str) -> tuple[Any, ...]:
         return self.axes.get(axis) or (getattr(self.base, axis),)
