@@ -36,7 +36,8 @@ from experiments.rundir import git_revision, machine
 RESULTS_VERSION = 2
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
-PACKAGES = ("ina-emulator", "numpy", "scapy", "grpcio", "p4runtime", "lark")
+PACKAGES = ("ina-emulator", "numpy", "scapy", "grpcio", "p4runtime", "lark", "scikit-learn",
+            "torch")
 TOOLS = {"simple_switch_grpc": ["--version"], "p4c-bm2-ss": ["--version"], "tc": ["-V"]}
 
 
