@@ -2,7 +2,8 @@
 whole run: the in-network agent (``hosts.worker.Worker`` over a UDP socket, whose
 chunk sequence and RTO estimate carry on from one step's all-reduce to the next) or a
 host-based baseline (``hosts.baselines``: one TCP mesh to the other workers, and the
-collective's ``run`` every step).
+collective's ``run`` every step), or PyTorch's own Gloo all-reduce where PyTorch is
+installed (``GlooComm``).
 
 A communicator is called with the flat float32 gradient and returns the sum over all
 workers, bit-identical on every worker; ``bytes_sent`` is the payload it has sent so
