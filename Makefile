@@ -4,7 +4,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup test test-quick lint demo demo-publish clean
+.PHONY: setup test test-quick lint demo demo-publish train-demo train-demo-publish clean
 
 setup:
 	./setup.sh
@@ -25,6 +25,14 @@ demo: setup
 # Measure the demo again and publish it: docs/demo/ and the README's demo table
 demo-publish: setup
 	$(BIN)/ina demo --publish docs/demo
+
+# Training through the emulated network: time to accuracy, in-network vs ring (ina train)
+train-demo: setup
+	$(BIN)/ina train experiments/train-demo.toml
+
+# ... and publish it: docs/train/ and the README's time-to-accuracy block
+train-demo-publish: setup
+	$(BIN)/ina train experiments/train-demo.toml --publish docs/train
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -220,7 +220,7 @@ class AllReduceNet:
         procs = []
         try:
             for a in agents:
-                argv = [*AGENT_COMMAND, *a.args, "--output", str(a.output),
+                argv = [*(a.command or AGENT_COMMAND), *a.args, "--output", str(a.output),
                         "--stats", str(a.stats), "--start-on-stdin"]
                 procs.append(self.net.get(a.host).popen(
                     argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

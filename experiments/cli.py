@@ -57,14 +57,16 @@ def add_experiment_parsers(verbs: Any) -> None:
     p = verbs.add_parser("show", help="print the table of a run directory",
                          description="Print a run's measurements in nccl-tests' terms "
                                      "(see experiments/show.py).")
-    p.add_argument("run_dir", metavar="RUN_DIR", help="a run directory of 'ina run'")
+    p.add_argument("run_dir", metavar="RUN_DIR",
+                   help="a run directory of 'ina run' or 'ina train'")
     p.add_argument("--markdown", action="store_true", help="Markdown tables")
     p.set_defaults(func=cmd_show)
 
     p = verbs.add_parser("plot", help="draw the figures of a run directory (PNG, SVG)",
                          description="Draw a run's figures into RUN_DIR/plots (see "
                                      "experiments/plot.py).")
-    p.add_argument("run_dir", metavar="RUN_DIR", help="a run directory of 'ina run'")
+    p.add_argument("run_dir", metavar="RUN_DIR",
+                   help="a run directory of 'ina run' or 'ina train'")
     p.add_argument("--out", metavar="DIR", help="where the figures go (default RUN_DIR/plots)")
     p.set_defaults(func=cmd_plot)
 
@@ -175,7 +177,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     except ResultsError as e:
         print(f"ina show: error: {e}", file=sys.stderr)
         return 1
-    print(format_run(doc, markdown=args.markdown))
+    if doc.get("kind") == "train":
+        from experiments.train_show import format_train_run
+
+        print(format_train_run(doc, markdown=args.markdown))
+    else:
+        print(format_run(doc, markdown=args.markdown))
     return 0
 
 
@@ -189,6 +196,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
         print(f"ina plot: error: {e}", file=sys.stderr)
         return 1
     out = Path(args.out) if args.out else Path(args.run_dir) / "plots"
+    if doc.get("kind") == "train":
+        from experiments.train_plot import plot_train_run as plot_run
     try:
         written, notes = plot_run(doc, out)
     except OSError as e:

@@ -45,9 +45,11 @@ class JobSpec:
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """One ``ina agent`` to run in host ``host``."""
+    """One ``ina agent`` (or another program that takes ``--output``, ``--stats`` and
+    ``--start-on-stdin``, such as a training worker) to run in host ``host``."""
 
     host: str
     args: list[str]  # the agent's options (without --output/--stats)
     output: Path
     stats: Path
+    command: tuple[str, ...] = ()  # the program to run (default: ina agent)

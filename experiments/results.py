@@ -3,13 +3,17 @@ row per measurement for spreadsheets and pandas).
 
 ``results.json`` (version 2)::
 
-    {"version": 2, "time": ..., "git_revision": ..., "machine": {...},
+    {"version": 2, "kind": "allreduce", "time": ..., "git_revision": ..., "machine": {...},
      "versions": {"python": ..., "numpy": ..., "mininet": ..., "kernel": ..., ...},
      "command": [...], "sweep": {...}, "ok": true,
      "measurements": [{"point": {"topo", "algo", "size", "bw", "loss", "repeat"},
                        "options": {...}, "ok", "errors", "workers_count",
                        "completion_s", "goodput_mbps", "bytes_sent_per_host", ...,
                        "model": {...}, "monitor": {...}, "cpu_bound", ...}, ...]}
+
+``kind`` is ``allreduce`` for ``ina run`` and ``train`` for ``ina train``, whose
+measurements are training runs (``experiments.train_results`` lists their fields and
+CSV columns; a document without ``kind`` is ``allreduce``).
 
 The runner writes both files after every point, so an interrupted sweep keeps what it
 measured. ``ina show`` and ``ina plot`` only read them (``load_results``).
@@ -32,7 +36,8 @@ from experiments.rundir import git_revision, machine
 RESULTS_VERSION = 2
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
-PACKAGES = ("ina-emulator", "numpy", "scapy", "grpcio", "p4runtime", "lark")
+PACKAGES = ("ina-emulator", "numpy", "scapy", "grpcio", "p4runtime", "lark", "scikit-learn",
+            "torch")
 TOOLS = {"simple_switch_grpc": ["--version"], "p4c-bm2-ss": ["--version"], "tc": ["-V"]}
 
 
@@ -72,9 +77,11 @@ def software_versions() -> dict[str, str | None]:
     return out
 
 
-def new_document(sweep: dict[str, Any], command: list[str]) -> dict[str, Any]:
+def new_document(sweep: dict[str, Any], command: list[str], kind: str = "allreduce"
+                 ) -> dict[str, Any]:
     return {
         "version": RESULTS_VERSION,
+        "kind": kind,
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_revision": git_revision(),
         "machine": machine(),
@@ -129,8 +136,10 @@ def _cpu(m: dict[str, Any], role: str) -> float | None:
     return max(procs) if procs else None
 
 
-def csv_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{name: get(m) for name, get in CSV_COLUMNS.items()} for m in doc["measurements"]]
+def csv_rows(doc: dict[str, Any], columns: dict[str, Any] | None = None
+             ) -> list[dict[str, Any]]:
+    columns = CSV_COLUMNS if columns is None else columns
+    return [{name: get(m) for name, get in columns.items()} for m in doc["measurements"]]
 
 
 def write_results(run_dir: Path, doc: dict[str, Any]) -> None:
@@ -139,10 +148,13 @@ def write_results(run_dir: Path, doc: dict[str, Any]) -> None:
     tmp = run_dir / (RESULTS_JSON + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     tmp.replace(run_dir / RESULTS_JSON)
+    columns = CSV_COLUMNS
+    if doc.get("kind") == "train":
+        from experiments.train_results import TRAIN_CSV_COLUMNS as columns
     with open(run_dir / RESULTS_CSV, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(CSV_COLUMNS))
+        writer = csv.DictWriter(f, fieldnames=list(columns))
         writer.writeheader()
-        writer.writerows(csv_rows(doc))
+        writer.writerows(csv_rows(doc, columns))
 
 
 def load_results(run_dir: str | Path) -> dict[str, Any]:

@@ -25,7 +25,7 @@ import os
 import traceback
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from experiments.allreduce_net import AllReduceNet, need_root
 from experiments.jobs import JobOutcome, run_jobs
@@ -37,6 +37,9 @@ from experiments.results import new_document, write_results
 from experiments.rundir import RunDir
 from experiments.sweep import Point, Sweep, network_label
 from hosts.baselines.collective import DEFAULT_SEGMENT
+
+if TYPE_CHECKING:
+    from experiments.train_sweep import TrainSweep
 
 __all__ = ["RunError", "RunOptions", "SweepOutcome", "format_summary", "impairment_spec",
            "run_allreduce", "run_sweep"]
@@ -123,37 +126,58 @@ class NetworkRunner:
             net.impair(spec)
             self.impairment = spec
 
-    def run(self, point: Point) -> dict[str, Any]:
-        """The point's measurement; never raises for the point's own failure."""
-        options = point.options
-        record = base_record(point)
+    def network(self, point: Point, record: dict[str, Any]) -> AllReduceNet | None:
+        """The running network for ``point`` (started if need be); None, with the
+        reason in ``record["errors"]``, when it does not start."""
         if self.start_error is not None:
             record["errors"].append(self.start_error)
-            return record
-        self.pcap = options.pcap
+            return None
         try:
-            net = self.start()
+            return self.start()
         except Exception as e:
             self.start_error = f"the network {network_label(self.key)} did not start: {e}"
             self._log(point, e)
             record["errors"].append(self.start_error)
-            return record
-        record["workers_count"] = len(net.hosts)
-        record["model"] = model_for(options, len(net.hosts))
+            return None
+
+    def next_job_id(self) -> int:
         job_id = next(self.job_ids)
         if job_id > MAX_JOB_ID:
             self.job_ids = itertools.count(2)
             job_id = 1
-        job = options.job(job_id, net.hosts)
-        record["job"] = job.to_json()
+        return job_id
+
+    def monitor(self, net: AllReduceNet) -> Monitor:
+        """A fidelity monitor on the switches, which watches the agents from the moment
+        they are released (until ``net.agent_watch`` is reset)."""
         monitor = Monitor(link_rates(net))
         monitor.watch(switch_pids(net), "switch")
+
         def release(agents: dict[str, int]) -> None:
             for pid in agents.values():
                 raise_priority(pid, AGENT_NICE)
             monitor.release(agents)
 
         net.agent_watch = release
+        return monitor
+
+    @staticmethod
+    def result_text(record: dict[str, Any]) -> str:
+        return result_text(record)
+
+    def run(self, point: Point) -> dict[str, Any]:
+        """The point's measurement; never raises for the point's own failure."""
+        options = point.options
+        record = base_record(point)
+        self.pcap = options.pcap
+        net = self.network(point, record)
+        if net is None:
+            return record
+        record["workers_count"] = len(net.hosts)
+        record["model"] = model_for(options, len(net.hosts))
+        job = options.job(self.next_job_id(), net.hosts)
+        record["job"] = job.to_json()
+        monitor = self.monitor(net)
         before = switch_counters(net)
         outcome: JobOutcome | None = None
         try:
@@ -336,21 +360,26 @@ def result_text(m: dict[str, Any]) -> str:
 # ------------------------------------------------------------------ sweeps
 
 
-def run_sweep(sweep: Sweep, progress: Progress | None = None,
+def run_sweep(sweep: Sweep | TrainSweep, progress: Progress | None = None,
               command: list[str] | None = None,
               runner: type[NetworkRunner] | None = None) -> SweepOutcome:
-    """Run every point of ``sweep`` (see the module docstring). ``runner`` runs the
-    points of one network (``NetworkRunner``; tests give a fake)."""
+    """Run every point of ``sweep`` (see the module docstring): an ``ina run`` sweep or
+    an ``ina train`` one (``experiments.train_sweep.TrainSweep``, whose ``kind`` the
+    results document keeps). ``runner`` runs the points of one network
+    (``NetworkRunner``; ``experiments.run_train.TrainRunner``; tests give a fake)."""
     runner_class = runner or NetworkRunner
-    why = need_root() if runner_class.needs_root else None
+    kind = sweep.kind
+    verb = "ina train" if kind == "train" else "ina run"
+    why = need_root() if runner_class.needs_root and sweep.needs_network() else None
     if why:
-        raise RunError(f"ina run {why}")
+        raise RunError(f"{verb} {why}")
     sweep.validate()
     points = sweep.points()
     if progress is None:
         progress = Progress(points, tty=False, stream=io.StringIO())
     run_dir = RunDir.create(Path(sweep.base.runs_dir).resolve(), sweep.name)
-    doc = new_document(sweep.to_json(), command or [])
+    doc = new_document(sweep.to_json(), command or [], kind)
+    describe = getattr(runner_class, "result_text", result_text)
     doc["run_dir"] = str(run_dir.path)
     write_results(run_dir.path, doc)
     progress.note(f"run directory: {run_dir.path}")
@@ -366,7 +395,7 @@ def run_sweep(sweep: Sweep, progress: Progress | None = None,
                     record["run_dir"] = str(run_dir.path)
                     doc["measurements"].append(record)
                     write_results(run_dir.path, doc)
-                    progress.done(point, result_text(record))
+                    progress.done(point, describe(record))
             finally:
                 network.stop()
     finally:

@@ -29,7 +29,7 @@ import re
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from experiments.options import AXES, FIELDS, RunError, RunOptions, read_count, show_value
 
@@ -95,6 +95,11 @@ class Sweep:
     repeat: int = 1
     name: str = "run"
     description: str = ""
+    kind: ClassVar[str] = "allreduce"  # the results document's kind (ina train: train)
+
+    def needs_network(self) -> bool:
+        """Whether some point runs in Mininet (every point of ``ina run`` does)."""
+        return True
 
     def values(self, axis: str) -> tuple[Any, ...]:
         return self.axes.get(axis) or (getattr(self.base, axis),)
@@ -172,9 +177,11 @@ def file_keys() -> list[str]:
     return sorted([f.key for f in FIELDS.values()] + list(FILE_ONLY_KEYS))
 
 
-def _line_of(lines: list[str], key: str) -> int | None:
-    pattern = re.compile(rf"""^\s*(\[\s*)?(["']?){re.escape(key)}\2\s*[=\]]""")
-    for number, line in enumerate(lines, 1):
+def line_of(lines: list[str], key: str, start: int = 0) -> int | None:
+    """The line number of ``key`` (a key or a table header) in a TOML file, from line
+    ``start + 1`` on."""
+    pattern = re.compile(rf"""^\s*(\[+\s*)?(["']?){re.escape(key)}\2\s*[=\]]""")
+    for number, line in enumerate(lines[start:], start + 1):
         if pattern.match(line):
             return number
     return None
@@ -196,8 +203,11 @@ def read_experiment_file(path: str | Path) -> dict[str, Setting]:
     by_key = {f.key: attr for attr, f in FIELDS.items()}
     settings: dict[str, Setting] = {}
     for key, value in doc.items():
-        line = _line_of(lines, key)
+        line = line_of(lines, key)
         where = f"{path}:{line}: {key}" if line else f"{path}: {key}"
+        if key == "train" and isinstance(value, dict | list):
+            raise RunError(f"{where}: a [train] section makes this an experiment file of "
+                           f"'ina train', not of 'ina run'")
         if isinstance(value, dict):
             raise RunError(f"{where}: a table is not an option (the file is a flat list "
                            f"of options: {', '.join(file_keys())})")

@@ -218,7 +218,7 @@ def _common_stats(args: argparse.Namespace, workers: int, size: int, seconds: fl
             "bytes_sent": sent, "bytes_received": received}
 
 
-class _CountingTransport:
+class CountingTransport:
     """A transport that counts the UDP payload bytes it moves."""
 
     def __init__(self, inner: Any) -> None:
@@ -246,7 +246,7 @@ def _run_ina(args: argparse.Namespace) -> tuple[dict[str, Any], npt.NDArray[np.f
     settings = settings_from(args)
     array = load_input(args)
     try:
-        transport = _CountingTransport(UdpTransport(args.aggregator))
+        transport = CountingTransport(UdpTransport(args.aggregator))
     except TransportError as e:
         raise AgentError(str(e)) from None
     try:

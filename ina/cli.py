@@ -75,6 +75,7 @@ VERB_MODULES: dict[str, tuple[str, str]] = {
     "switch-cli": ("switch.process.cli", "add_switch_parsers"),
     "agent": ("hosts.agent_cli", "add_agent_parser"),
     "run": ("experiments.cli", "add_experiment_parsers"),
+    "train": ("experiments.train_cli", "add_train_parser"),
     "show": ("experiments.cli", "add_experiment_parsers"),
     "plot": ("experiments.cli", "add_experiment_parsers"),
     "model": ("experiments.cli", "add_experiment_parsers"),

@@ -100,10 +100,10 @@ def readme_block(doc: dict[str, Any], figure: str) -> str:
     return "\n".join(lines)
 
 
-def replace_block(text: str, block: str) -> str:
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+def replace_block(text: str, block: str, begin: str = BEGIN, end: str = END) -> str:
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
     if not pattern.search(text):
-        raise ValueError(f"README.md has no {BEGIN} ... {END} block")
+        raise ValueError(f"README.md has no {begin} ... {end} block")
     return pattern.sub(lambda _: block, text, count=1)
 
 

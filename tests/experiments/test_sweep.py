@@ -168,7 +168,8 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
         read_experiment_file(tmp_path / "nothere.toml")
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "experiments").glob("*.toml")),
+@pytest.mark.parametrize("path", sorted(p for p in (ROOT / "experiments").glob("*.toml")
+                                         if not p.name.startswith("train")),
                          ids=lambda p: p.name)
 def test_shipped_experiment_files_parse(path: Path) -> None:
     sweep = build_sweep(read_experiment_file(path))
