@@ -14,15 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import pytest
 from experiment_fakes import SLOWDOWN, FakeRunner
 from plotted import bars, lines, markers, panels
 
 from experiments.model import ModelInput, Prediction, model_ina, model_ring, predict
-from experiments.plot import draw_figures
 from experiments.progress import Progress, format_duration
-from experiments.results import CSV_COLUMNS, RESULTS_VERSION, load_results
+from experiments.results import CSV_COLUMNS, RESULTS_VERSION
 from experiments.run_allreduce import SweepOutcome, run_sweep
 from experiments.sweep import Setting, build_sweep
 
@@ -165,11 +163,27 @@ def test_not_a_run_directory(verb: str, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- plot
 
 
-def test_plot_writes_every_figure(run: SweepOutcome, tmp_path: Path) -> None:
+def test_plot_writes_every_figure(run: SweepOutcome, tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """``ina plot`` (in this process, to see the figures it saves) writes every figure,
+    and each shows the run's numbers (FakeRunner: the model's, slowed down)."""
     import matplotlib.image
 
-    proc = ina("plot", str(run.run_dir), "--out", str(tmp_path))
-    assert proc.returncode == 0, proc.stderr
+    import experiments.plot
+    from ina.cli import main
+
+    drawn: dict[str, Any] = {}
+    draw = experiments.plot.draw_figures
+
+    def recording(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        figures, notes = draw(doc)
+        drawn.update(figures)
+        return figures, notes
+
+    monkeypatch.setattr(experiments.plot, "draw_figures", recording)
+    assert main(["plot", str(run.run_dir), "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
     names = ["time_vs_size", "speedup_vs_workers", "goodput_vs_loss", "bytes_per_host"]
     for name in names:
         png = matplotlib.image.imread(tmp_path / f"{name}.png")
@@ -177,24 +191,19 @@ def test_plot_writes_every_figure(run: SweepOutcome, tmp_path: Path) -> None:
         assert png.std() > 0.05  # not a blank canvas
         svg = ET.parse(tmp_path / f"{name}.svg").getroot()
         assert svg.tag.endswith("svg")
-        assert f"wrote {tmp_path}/{name}.png" in proc.stdout
-    assert "note:" not in proc.stdout
+        assert f"wrote {tmp_path}/{name}.png" in out
+    assert "note:" not in out
     svg_text = (tmp_path / "time_vs_size.svg").read_text()
     for label in ("tensor size per worker (bytes)", "completion time (s)", "ina (model)",
                   "hollow: cpu_bound"):
         assert label in svg_text
     assert "speedup of in-network over ring" in (tmp_path / "speedup_vs_workers.svg").read_text()
-    # what the figures show: the run's numbers (FakeRunner: the model's, slowed down)
-    figures, notes = draw_figures(load_results(str(run.run_dir)))
-    try:
-        assert list(figures) == names and notes == []
-        check_time_vs_size(figures["time_vs_size"])
-        check_speedup(figures["speedup_vs_workers"])
-        check_goodput(figures["goodput_vs_loss"])
-        check_bytes(figures["bytes_per_host"])
-    finally:
-        for fig in figures.values():
-            plt.close(fig)
+    # what the saved figures show
+    assert list(drawn) == names
+    check_time_vs_size(drawn["time_vs_size"])
+    check_speedup(drawn["speedup_vs_workers"])
+    check_goodput(drawn["goodput_vs_loss"])
+    check_bytes(drawn["bytes_per_host"])
 
 
 def model(algo: str, n: int, size: int) -> Prediction:
