@@ -130,7 +130,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     sweep = replace(sweep, name=name)
     progress = Progress(points, estimate=estimate_seconds)
     try:
-        outcome = run_sweep(sweep, progress, command=["ina", *sys.argv[1:]])
+        outcome = run_sweep(sweep, progress, command=args.command_line)
     except RunError as e:
         print(f"ina run: error: {e}", file=sys.stderr)
         return 1

@@ -266,21 +266,35 @@ PLOTS: dict[str, tuple[Callable[[Any, list[Row]], Any | None], str]] = {
 }
 
 
-def plot_run(doc: dict[str, Any], out_dir: Path) -> tuple[list[Path], list[str]]:
-    """Write every figure the run has data for; (files written, notes on skipped ones)."""
+def draw_figures(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Every figure the run has data for, by name (open matplotlib figures, for the
+    caller to save and close), and notes on the skipped ones."""
     plt = _pyplot()
     rows = summarize(doc["measurements"])
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    figures: dict[str, Any] = {}
     notes: list[str] = []
     for name, (draw, why) in PLOTS.items():
         fig = draw(plt, rows)
         if fig is None:
             notes.append(f"{name}: skipped, {why}")
-            continue
-        for fmt in FORMATS:
-            path = out_dir / f"{name}.{fmt}"
-            fig.savefig(path, dpi=120, metadata={"Date": None} if fmt == "svg" else None)
-            written.append(path)
-        plt.close(fig)
+        else:
+            figures[name] = fig
+    return figures, notes
+
+
+def plot_run(doc: dict[str, Any], out_dir: Path) -> tuple[list[Path], list[str]]:
+    """Write every figure the run has data for; (files written, notes on skipped ones)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures, notes = draw_figures(doc)
+    plt = _pyplot()
+    written: list[Path] = []
+    try:
+        for name, fig in figures.items():
+            for fmt in FORMATS:
+                path = out_dir / f"{name}.{fmt}"
+                fig.savefig(path, dpi=120, metadata={"Date": None} if fmt == "svg" else None)
+                written.append(path)
+    finally:
+        for fig in figures.values():
+            plt.close(fig)
     return written, notes

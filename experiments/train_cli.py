@@ -94,7 +94,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     sweep = replace(sweep, name=name)
     progress = Progress(points, estimate=estimate_train_seconds)
     try:
-        outcome = run_sweep(sweep, progress, command=["ina", *sys.argv[1:]],
+        outcome = run_sweep(sweep, progress, command=args.command_line,
                             runner=TrainRunner)
     except RunError as e:
         print(f"ina train: error: {e}", file=sys.stderr)

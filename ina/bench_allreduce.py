@@ -161,9 +161,11 @@ def format_table(measurements: list[dict[str, Any]], request: BenchRequest) -> s
 
 
 def bench_allreduce(request: BenchRequest, *, runner: Callable[..., Any] | None = None,
-                    progress: bool = True) -> int:
+                    progress: bool = True,
+                    command: Sequence[str] = ("ina", "bench", "allreduce")) -> int:
     """Run the benchmark and print its table; exit status 0, or 1 (bad option, a
-    point that failed). ``runner``: ``run_sweep``'s network runner (tests)."""
+    point that failed). ``runner``: ``run_sweep``'s network runner (tests);
+    ``command``: the command line the results record."""
     from experiments.options import RunError
     from experiments.progress import Progress
     from experiments.run_allreduce import estimate_seconds, run_sweep
@@ -180,7 +182,7 @@ def bench_allreduce(request: BenchRequest, *, runner: Callable[..., Any] | None 
         points = sweep.points()
         bar = Progress(points, estimate=estimate_seconds) if progress else None
         try:
-            outcome = run_sweep(sweep, bar, command=["ina", *sys.argv[1:]],
+            outcome = run_sweep(sweep, bar, command=list(command),
                                 runner=runner)  # type: ignore[arg-type]
         except RunError as e:
             print(f"{PROG}: error: {e}", file=sys.stderr)

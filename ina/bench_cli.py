@@ -84,5 +84,5 @@ def cmd_bench_allreduce(args: argparse.Namespace) -> int:
         request = replace(request, ks=tuple(args.k))
     if args.loss:
         request = replace(request, losses=tuple(args.loss))
-    return bench_allreduce(request)
+    return bench_allreduce(request, command=args.command_line)
 

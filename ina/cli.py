@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = sys.argv[1:]
     verb = argv[0] if argv and argv[0] in VERB_MODULES else None
     args = build_parser(verb).parse_args(argv)
+    args.command_line = ["ina", *argv]  # as given, for the results a verb records
     try:
         return int(args.func(args))
     except BrokenPipeError:  # the output went to a pipe that closed early (| head)

@@ -43,18 +43,29 @@ def test_loss_set_at_start_on_a_port(star: StarNet) -> None:
     assert 0.03 <= result.loss <= 0.07, result
 
 
+def _losses(star: StarNet) -> dict[int, float]:
+    """Every port's loss rate, as ``ina switch-cli --json impair show`` reads it."""
+    shown = star.switch.cli("--json", "impair", "show")
+    assert shown.returncode == 0, shown.stderr
+    return {p["port"]: p["config"]["loss"] for p in json.loads(shown.stdout)["ports"]}
+
+
 def test_loss_set_at_run_time_with_switch_cli(star: StarNet) -> None:
     h1, h2 = star.net.get("h1", "h2")
+    assert _losses(star) == {1: 0.0, 2: 0.0, LOSSY_PORT: LOSS}  # as the network started
     set_loss = star.switch.cli("impair", "2", f"loss={LOSS}")
     assert set_loss.returncode == 0, set_loss.stderr
     try:
+        assert _losses(star) == {1: 0.0, 2: LOSS, LOSSY_PORT: LOSS}
         result = udp_stream(h1, h2, DATAGRAMS)
         assert 0.03 <= result.loss <= 0.07, result
     finally:
         cleared = star.switch.cli("impair", "2", "loss=0")
         assert cleared.returncode == 0, cleared.stderr
-    shown = star.switch.cli("impair", "show")
-    assert shown.returncode == 0 and f"{LOSSY_PORT}" in shown.stdout, shown
+    # cleared on port 2 alone, and port 2 loses nothing again
+    assert _losses(star) == {1: 0.0, 2: 0.0, LOSSY_PORT: LOSS}
+    result = udp_stream(h1, h2, 500)
+    assert result.distinct == 500, result
 
 
 def _port(counters: dict, port: int) -> dict:  # type: ignore[type-arg]
@@ -79,3 +90,6 @@ def test_port_counters_count_the_stream_and_its_losses(star: StarNet) -> None:
     assert rx == 200
     assert tx + lost == 200
     assert tx == result.distinct
+    # the port's impairment dropped some (binomial(200, 0.05): mean 10, none with
+    # probability 4e-5)
+    assert 0 < lost <= 30, lost

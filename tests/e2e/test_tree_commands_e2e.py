@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import struct
 import subprocess
 from pathlib import Path
@@ -21,6 +22,9 @@ import numpy as np
 import pytest
 
 from experiments.allreduce_net import need_root
+from experiments.check import check_allreduce
+from hosts.inputs import generate
+from hosts.quantize import Scaling
 from topologies.nodes import ina_command
 
 pytestmark = pytest.mark.slow
@@ -171,8 +175,24 @@ def test_run_cli_sets_the_job_up_for_the_prompt(tmp_path: Path) -> None:
         stop(proc)
     assert proc.returncode == 0, out + err
     assert "network leafspine,2,2,2 torn down" in out
-    agents = only_run_dir(tmp_path) / "agents"
-    results = [np.load(agents / f"job1-h{i}.npy") for i in range(1, 5)]
+    run_dir = only_run_dir(tmp_path)
+    results = [np.load(run_dir / "agents" / f"job1-h{i}.npy") for i in range(1, 5)]
     assert results[0].shape == (20000,)
     assert all(np.array_equal(results[0].view(np.uint32), r.view(np.uint32))
                for r in results[1:])
+    # and the right sum: each worker's input, regenerated from its agent's command line
+    # in agents.cli, summed in float64, within the quantizer's bound of the result
+    agents = [agent_options(line) for line in (run_dir / "agents.cli").read_text().splitlines()
+              if " agent " in line]
+    assert [a["rank"] for a in agents] == ["0", "1", "2", "3"]
+    inputs = [generate(a["dist"], int(a["size"]), int(a["seed"]), int(a["rank"]))
+              for a in agents]
+    check = check_allreduce(inputs, results, int(agents[0]["k"]), Scaling(agents[0]["scaling"]))
+    assert check.ok, check.message
+
+
+def agent_options(line: str) -> dict[str, str]:
+    """``HOST .../ina agent --name value ... [&]`` as {name: value}."""
+    argv = shlex.split(line.removesuffix(" &"))
+    start = argv.index("agent") + 1
+    return {argv[i].removeprefix("--"): argv[i + 1] for i in range(start, len(argv), 2)}

@@ -13,9 +13,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pytest
+from plotted import bars, lines, markers, panels
 
 from experiments.allreduce_net import need_root
+from experiments.plot import draw_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
@@ -72,6 +75,41 @@ def _check_sweep(doc: dict[str, Any], points: int) -> None:
                                                      abs=30 * 66)
 
 
+def _check_figures(doc: dict[str, Any]) -> None:
+    """The figures ``ina plot`` draws from the sweep show its measurements: the
+    speed-up of in-network over ring at N = 4 and 8 (hollow where either point was
+    cpu_bound), and every algorithm's bytes sent per host over the tensor's bytes."""
+    by = {(m["point"]["topo"], m["point"]["algo"]): m for m in doc["measurements"]}
+    algos = ["ina", "ring", "ps", "hd"]
+    figures, notes = draw_figures(doc)
+    try:
+        assert list(figures) == ["speedup_vs_workers", "bytes_per_host"], notes
+        [speedup] = panels(figures["speedup_vs_workers"]).values()
+        points = [(n, by[f"star,{n}", "ring"]["completion_s"] / by[f"star,{n}", "ina"][
+            "completion_s"]) for n in (4, 8)]
+        assert lines(speedup)["40 kB per worker"] == [pytest.approx(p) for p in points]
+        bound = [by[f"star,{n}", "ring"]["cpu_bound"] or by[f"star,{n}", "ina"]["cpu_bound"]
+                 for n in (4, 8)]
+        assert markers(speedup, hollow=True) == [
+            pytest.approx(p) for p, b in zip(points, bound, strict=True) if b]
+        shown = panels(figures["bytes_per_host"])
+        assert list(shown) == ["star,4, 40 kB per worker", "star,8, 40 kB per worker"]
+        for topo in ("star,4", "star,8"):
+            heights = {label: [bars(shown[f"{topo}, 40 kB per worker"])[label][j][1]
+                               for j in range(len(algos))]
+                       for label in ("payload, measured", "payload, model", "wire, measured",
+                                     "wire, model")}
+            ms = [by[topo, algo] for algo in algos]
+            assert heights == {
+                "payload, measured": [m["bytes_sent_per_host"] / 40000 for m in ms],
+                "payload, model": [m["model"]["bytes_sent_per_host"] / 40000 for m in ms],
+                "wire, measured": [m["wire_bytes_sent_per_host"] / 40000 for m in ms],
+                "wire, model": [m["model"]["wire_bytes_sent_per_host"] / 40000 for m in ms]}
+    finally:
+        for fig in figures.values():
+            plt.close(fig)
+
+
 @pytest.mark.slow
 def test_sweep_then_show_and_plot(tmp_path: Path) -> None:
     why = need_root()
@@ -95,6 +133,7 @@ def test_sweep_then_show_and_plot(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (run_dir / "plots" / "speedup_vs_workers.png").is_file()
     assert (run_dir / "plots" / "bytes_per_host.svg").is_file()
+    _check_figures(json.loads((run_dir / "results.json").read_text()))
 
     proc = run(from_file, tmp_path, "--size", SMALL, "--repeat", "1", "--topo", "star,2",
                "--runs-dir", str(tmp_path / "file"))

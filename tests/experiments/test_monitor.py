@@ -7,12 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from experiments.monitor import (
+    CLK_TCK,
     LinkUse,
     Monitor,
     MonitorReport,
@@ -76,12 +78,109 @@ def test_busy_loop_is_a_whole_core_and_a_sleeper_none() -> None:
     assert use["busy"].thread_run + use["busy"].thread_wait == pytest.approx(1.0, abs=0.15)
     assert use["busy"].thread_run == pytest.approx(use["busy"].cpu_mean, abs=0.1)
     assert use["busy"].starved and not use["idle"].starved
+    # whatever share of a core it got, the loop makes the point cpu_bound (saturated,
+    # or starved on these links without a rate) and the sleeper does not (the machine,
+    # busy with other work, may add a reason of its own)
+    verdict = report.verdict()
+    [reason] = [r for r in verdict if not r.startswith("the machine's ")]
+    assert reason.startswith("busy (agent) "), verdict
     if cpu / wall > 0.95:  # it had a core: saturated, which alone makes it cpu_bound
         assert use["busy"].saturated
-        [reason] = report.verdict()
         assert reason.startswith("busy (agent) used more than 90% of a core for ")
     elif cpu / wall < 0.8:  # others held the CPU: starved, not saturated
         assert not use["busy"].saturated
+        assert reason.startswith("busy (agent) was starved: ")
+    # in between, where the load of the machine decides, test_the_verdict_on_each_sample
+    # holds the verdict to samples it is given
+
+
+class StandInProc:
+    """A stand-in ``/proc`` for the monitor, moved by the monitor's own clock: each
+    call of ``clock`` is the next sample's time (``DT`` apart) and first adds that
+    interval's share of a core on a CPU and waiting for one to every process, as its
+    ``script`` says, and half of the machine's cores to their busy time. With the last
+    sample the processes have exited (``done`` is set)."""
+
+    DT = 1.0  # seconds between samples
+    CORES = 2
+
+    def __init__(self, root: Path, script: dict[int, list[tuple[float, float]]]) -> None:
+        self.root, self.script = root, script
+        self.samples = len(next(iter(script.values())))
+        self.calls = 0
+        self.done = threading.Event()
+        self.ticks = dict.fromkeys(script, 0)
+        self.run_ns = dict.fromkeys(script, 0)
+        self.wait_ns = dict.fromkeys(script, 0)
+        self.machine = [0, 0]  # busy and all ticks
+        for pid in script:
+            (root / str(pid) / "task" / str(pid)).mkdir(parents=True)
+            (root / str(pid) / "task" / str(pid) / "children").write_text("")
+        self._write("S")
+
+    def _write(self, state: str) -> None:
+        for pid in self.script:
+            # pid (comm) state ppid pgrp session tty tpgid flags 4 faults, then utime
+            # stime cutime cstime (monitor.process_stat)
+            (self.root / str(pid) / "stat").write_text(
+                f"{pid} (stand-in) {state} 1 1 1 0 -1 0 0 0 0 0 {self.ticks[pid]} 0 0 0 20\n")
+            (self.root / str(pid) / "task" / str(pid) / "schedstat").write_text(
+                f"{self.run_ns[pid]} {self.wait_ns[pid]} 1\n")
+        busy, total = self.machine
+        # user nice system idle iowait irq softirq steal
+        (self.root / "stat").write_text(f"cpu  {busy} 0 0 {total - busy} 0 0 0 0 0 0\n")
+
+    def clock(self) -> float:
+        k = self.calls
+        self.calls += 1
+        if 1 <= k <= self.samples:
+            for pid, shares in self.script.items():
+                cpu, wait = shares[k - 1]
+                self.ticks[pid] += round(cpu * self.DT * CLK_TCK)
+                self.run_ns[pid] += round(cpu * self.DT * 1e9)
+                self.wait_ns[pid] += round(wait * self.DT * 1e9)
+            self.machine[0] += round(self.CORES * self.DT * CLK_TCK / 2)
+            self.machine[1] += round(self.CORES * self.DT * CLK_TCK)
+            self._write("Z" if k == self.samples else "S")
+            if k == self.samples:
+                self.done.set()
+        return k * self.DT
+
+
+def test_the_verdict_on_each_sample(tmp_path: Path) -> None:
+    """Twenty samples of five processes, each with a share of a core on a CPU and one
+    waiting for a CPU per sample (the busiest thread's): saturated means above 90% of
+    a core in most samples (more than half), starved means on a CPU or waiting for one
+    more than 90% of the time in most samples, whatever the means say."""
+    script = {
+        101: [(0.97, 0.03)] * 20,  # a core all along: saturated
+        102: [(0.85, 0.15)] * 20,  # 85% of a core, waiting the rest: starved only
+        103: [(1.0, 0.0)] * 10 + [(0.6, 0.0)] * 10,  # busy in half the samples: neither
+        104: [(1.0, 0.0)] * 11 + [(0.6, 0.0)] * 9,  # ... in 11 of 20: saturated
+        105: [(0.0, 0.0)] * 20,  # asleep
+    }
+    names = {101: "full", 102: "band", 103: "half", 104: "most", 105: "sleeper"}
+    fake = StandInProc(tmp_path, script)
+    monitor = Monitor(interval=0.001, clock=fake.clock, proc=tmp_path)
+    monitor.release({names[pid]: pid for pid in script})
+    assert fake.done.wait(30)
+    report = monitor.stop()
+    assert report.seconds == 20 * StandInProc.DT and report.machine_cpu_mean == 0.5
+    use = {p.name: p for p in report.processes}
+    assert [(use[n].samples, use[n].cpu_mean, use[n].busy_fraction, use[n].saturated,
+             use[n].starved) for n in names.values()] == [
+        (20, pytest.approx(0.97), 1.0, True, True),
+        (20, pytest.approx(0.85), 0.0, False, True),
+        (20, pytest.approx(0.8), 0.5, False, False),
+        (20, pytest.approx(0.82), 0.55, True, True),
+        (20, 0.0, 0.0, False, False)]
+    assert (use["band"].thread_run, use["band"].thread_wait) == (
+        pytest.approx(0.85), pytest.approx(0.15))
+    assert report.verdict() == [
+        "full (agent) used more than 90% of a core for 100% of the run (mean 97%)",
+        "most (agent) used more than 90% of a core for 55% of the run (mean 82%)",
+        "band (agent) was starved: its busiest thread ran 85% of the time and waited for "
+        "a CPU 15%, on links without a rate (unshaped)"]
 
 
 def test_two_loops_on_one_core_each_wait_half_the_time() -> None:

@@ -12,11 +12,13 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from experiment_fakes import SLOWDOWN, FakeRunner
+from plotted import bars, lines, markers, panels
 
-from experiments.model import ModelInput, model_ina, model_ring
+from experiments.model import ModelInput, Prediction, model_ina, model_ring, predict
 from experiments.progress import Progress, format_duration
 from experiments.results import CSV_COLUMNS, RESULTS_VERSION
 from experiments.run_allreduce import SweepOutcome, run_sweep
@@ -161,11 +163,27 @@ def test_not_a_run_directory(verb: str, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- plot
 
 
-def test_plot_writes_every_figure(run: SweepOutcome, tmp_path: Path) -> None:
+def test_plot_writes_every_figure(run: SweepOutcome, tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """``ina plot`` (in this process, to see the figures it saves) writes every figure,
+    and each shows the run's numbers (FakeRunner: the model's, slowed down)."""
     import matplotlib.image
 
-    proc = ina("plot", str(run.run_dir), "--out", str(tmp_path))
-    assert proc.returncode == 0, proc.stderr
+    import experiments.plot
+    from ina.cli import main
+
+    drawn: dict[str, Any] = {}
+    draw = experiments.plot.draw_figures
+
+    def recording(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        figures, notes = draw(doc)
+        drawn.update(figures)
+        return figures, notes
+
+    monkeypatch.setattr(experiments.plot, "draw_figures", recording)
+    assert main(["plot", str(run.run_dir), "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
     names = ["time_vs_size", "speedup_vs_workers", "goodput_vs_loss", "bytes_per_host"]
     for name in names:
         png = matplotlib.image.imread(tmp_path / f"{name}.png")
@@ -173,13 +191,97 @@ def test_plot_writes_every_figure(run: SweepOutcome, tmp_path: Path) -> None:
         assert png.std() > 0.05  # not a blank canvas
         svg = ET.parse(tmp_path / f"{name}.svg").getroot()
         assert svg.tag.endswith("svg")
-        assert f"wrote {tmp_path}/{name}.png" in proc.stdout
-    assert "note:" not in proc.stdout
+        assert f"wrote {tmp_path}/{name}.png" in out
+    assert "note:" not in out
     svg_text = (tmp_path / "time_vs_size.svg").read_text()
     for label in ("tensor size per worker (bytes)", "completion time (s)", "ina (model)",
                   "hollow: cpu_bound"):
         assert label in svg_text
     assert "speedup of in-network over ring" in (tmp_path / "speedup_vs_workers.svg").read_text()
+    # what the saved figures show
+    assert list(drawn) == names
+    check_time_vs_size(drawn["time_vs_size"])
+    check_speedup(drawn["speedup_vs_workers"])
+    check_goodput(drawn["goodput_vs_loss"])
+    check_bytes(drawn["bytes_per_host"])
+
+
+def model(algo: str, n: int, size: int) -> Prediction:
+    prediction = predict(algo, ModelInput(n, size, 10.0, k=256))
+    assert prediction is not None and prediction.seconds is not None
+    return prediction
+
+
+def seconds(algo: str, n: int, size: int, loss: float) -> float:
+    """FakeRunner's completion time of a point."""
+    return model(algo, n, size).seconds * SLOWDOWN[algo] * (1 + loss)  # type: ignore[operator]
+
+
+def approx(points: list[tuple[float, float]]) -> object:
+    return [pytest.approx(p, rel=1e-9) for p in points]
+
+
+def check_time_vs_size(fig: Any) -> None:
+    shown = panels(fig)
+    assert list(shown) == [f"star,{n}, 10 Mbit/s, loss {loss:g}" for n in (4, 8)
+                           for loss in (0, 0.01)]
+    for n in (4, 8):
+        for loss in (0, 0.01):
+            ax = shown[f"star,{n}, 10 Mbit/s, loss {loss:g}"]
+            sizes = {"ina": SIZES, "ring": SIZES, "ps": SIZES[1:]}  # ps failed at 1e4
+            assert lines(ax) == {
+                **{algo: approx([(4 * s, seconds(algo, n, s, loss)) for s in sizes[algo]])
+                   for algo in ("ina", "ring", "ps")},
+                **{f"{algo} (model)": approx([(4 * s, model(algo, n, s).seconds)
+                                              for s in sizes[algo]])
+                   for algo in ("ina", "ring", "ps")}}
+            # ina at 1e4 was cpu_bound: its point is hollow, every other one filled
+            small = (4 * SIZES[0], seconds("ina", n, SIZES[0], loss))
+            assert markers(ax, hollow=True) == approx([small])
+            assert len(markers(ax, hollow=False)) == 4
+
+
+def check_speedup(fig: Any) -> None:
+    shown = panels(fig)
+    assert list(shown) == [f"in-network vs ring, 10 Mbit/s, loss {loss:g}"
+                           for loss in (0, 0.01)]
+    for ax in shown.values():
+        expected = {"2(N-1)/N": [(4.0, 1.5), (8.0, 1.75)]}
+        for size, label in zip(SIZES, ("40 kB", "4 MB"), strict=True):
+            ratio = [(n, model("ring", n, size).seconds / model("ina", n, size).seconds)  # type: ignore[operator]
+                     for n in (4, 8)]
+            expected[f"{label} per worker"] = [
+                (n, r * SLOWDOWN["ring"] / SLOWDOWN["ina"]) for n, r in ratio]
+            expected[f"{label} per worker (model)"] = ratio
+        assert lines(ax) == {label: approx(points) for label, points in expected.items()}
+
+
+def check_goodput(fig: Any) -> None:
+    shown = panels(fig)
+    assert list(shown) == [f"star,{n}, 10 Mbit/s, 4 MB per worker" for n in (4, 8)]
+    for n in (4, 8):
+        expected = {algo: [(100 * loss, 4e6 * 8 / seconds(algo, n, 10**6, loss) / 1e6)
+                           for loss in (0, 0.01)] for algo in ("ina", "ring", "ps")}
+        assert lines(shown[f"star,{n}, 10 Mbit/s, 4 MB per worker"]) == {
+            **{algo: approx(points) for algo, points in expected.items()},
+            "link rate": [(0.0, 10.0), (1.0, 10.0)]}
+
+
+def check_bytes(fig: Any) -> None:
+    shown = panels(fig)
+    assert list(shown) == ["star,4, 4 MB per worker", "star,8, 4 MB per worker"]
+    for n in (4, 8):
+        predictions = [model(algo, n, 10**6) for algo in ("ina", "ring", "ps")]
+        heights = {  # per tensor byte: FakeRunner's payload is 2% and its wire 1% over
+            "payload, measured": [m.bytes_sent_per_host * 1.02 for m in predictions],
+            "payload, model": [m.bytes_sent_per_host for m in predictions],
+            "wire, measured": [int(m.wire_bytes_sent_per_host * 1.01) for m in predictions],
+            "wire, model": [m.wire_bytes_sent_per_host for m in predictions]}
+        ax = shown[f"star,{n}, 4 MB per worker"]
+        assert bars(ax) == {
+            label: approx([(j + (i - 1.5) * 0.2, value / 4e6) for j, value in enumerate(values)])
+            for i, (label, values) in enumerate(heights.items())}
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["ina", "ring", "ps"]
 
 
 def test_plot_skips_what_the_run_lacks(tmp_path: Path) -> None:

@@ -80,6 +80,18 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SweepOutcome]:
     yield run_sweep(sweep, command=["ina", "train"], runner=FakeTrainRunner)
 
 
+def test_the_results_record_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                             ) -> None:
+    import experiments.run_train
+
+    monkeypatch.setattr(experiments.run_train, "TrainRunner", FakeTrainRunner)
+    argv = ["train", "--algo", "local", "--steps", "10", "--eval-every", "5",
+            "--runs-dir", str(tmp_path)]
+    assert main(argv) == 0
+    [results] = tmp_path.glob("*/results.json")
+    assert json.loads(results.read_text())["command"] == ["ina", *argv]
+
+
 def test_results_json_and_csv(run: SweepOutcome) -> None:
     doc = json.loads((run.run_dir / "results.json").read_text())
     assert doc["kind"] == "train" and doc["ok"] is False

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
-from hosts.bench import main
+import hosts.bench
+from experiments.check import check_allreduce
+from hosts.bench import main, run_reflected
+from hosts.protocol import AllReduceRun, WorkerSettings
 
 
 def test_bench_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
@@ -26,6 +30,28 @@ def test_bench_rejects_a_bad_size(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_batches_of_one_give_the_same_result() -> None:
-    """The reflected run checks its sum itself: one RESULT at a time, a window, all."""
-    for batch in ("1", "64", "1000"):
-        assert main(["--values", "3000", "--k", "64", "--batch", batch]) == 0
+    """The reflector hands the RESULTs back one at a time, a window at a time or all
+    at once: the same bits each time, and the right ones: a one-worker job's sum is
+    its own input quantized (within the quantizer's bound of the float64 input)."""
+    x = np.random.default_rng(5).standard_normal(3000).astype(np.float32)
+    settings = WorkerSettings(k=64)
+    results = {batch: run_reflected(x, settings, batch).result() for batch in (1, 64, 1000)}
+    for batch, got in results.items():
+        assert got.view(np.uint32).tobytes() == results[1].view(np.uint32).tobytes(), batch
+    check = check_allreduce([x], [results[1]], 64, settings.scaling)
+    assert check.ok, check.message
+    assert not check.exact  # quantized: not the input's bits
+    for text in ("1", "64", "1000"):  # the bench's own check of its sum passes too
+        assert main(["--values", "3000", "--k", "64", "--batch", text]) == 0
+
+
+def test_the_bench_refuses_a_wrong_sum(monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    def wrong(x: np.ndarray, settings: WorkerSettings, batch: int = 0) -> AllReduceRun:
+        run = run_reflected(x, settings, batch)
+        run.sums[1] = run.sums[2]  # chunk 1 comes back with chunk 2's sum
+        return run
+
+    monkeypatch.setattr(hosts.bench, "run_reflected", wrong)
+    assert main(["--values", "3000", "--k", "64"]) == 1
+    assert "the reflected all-reduce gave a wrong result" in capsys.readouterr().err

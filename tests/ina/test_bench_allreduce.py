@@ -114,6 +114,19 @@ def test_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(Path(results).read_text())["measurements"][0]["ok"]
 
 
+def test_the_results_record_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import experiments.run_allreduce
+    from ina.cli import main
+
+    monkeypatch.setattr(experiments.run_allreduce, "NetworkRunner", StandIn)
+    argv = ["bench", "allreduce", "--topo", "star,4", "--k", "64", "--loss", "0",
+            "--size", "1000", "--runs-dir", str(tmp_path)]
+    assert main(argv) == 0
+    [results] = re.findall(r"results: (\S+)", capsys.readouterr().out)
+    assert json.loads(Path(results).read_text())["command"] == ["ina", *argv]
+
+
 def test_a_failed_point_is_a_row_and_exit_status_1(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     class Failing(StandIn):

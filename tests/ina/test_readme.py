@@ -47,8 +47,10 @@ def test_running_section_commands(command: str, tmp_path: Path) -> None:
         assert "ipv4_lpm" in (tmp_path / "forward.p4info.txtpb").read_text()
     if argv[1] == "stf":
         assert proc.stdout.startswith("PASS")
-    if argv[1] == "bench":
-        assert "packets/s" in proc.stdout or "pps" in proc.stdout
+    if argv[1] == "bench":  # every packet went in, and some came out
+        counts = re.search(r"; (\d+) packets in [\d.]+ s: [\d,]+ packets/s \((\d+) packets "
+                           r"out; ", proc.stdout)
+        assert counts and counts[1] == "2000" and int(counts[2]) > 0, proc.stdout
 
 
 def test_running_section_python_example() -> None:

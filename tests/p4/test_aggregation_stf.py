@@ -95,7 +95,10 @@ def test_ina_stf_cli_runs_the_k64_test() -> None:
          "--strict-ports"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "PASS" in proc.stdout
+    # every packet of the file went in, every expected one came out
+    words = [line.split()[0] for line in stf.read_text().splitlines() if line.strip()]
+    assert proc.stdout == (f"PASS {stf}: {words.count('packet')} packet(s) in, "
+                           f"{words.count('expect')} out\n"), proc.stdout
 
 
 def _bmv2_missing() -> str | None:

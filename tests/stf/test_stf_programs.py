@@ -309,8 +309,13 @@ CLI_PASSING = ["parser/extract_basic", "table/lpm", "v1model/multicast"]
 @pytest.mark.parametrize("case", CLI_PASSING)
 def test_cli_stf_passing_exits_0(case: str):
     base = STF_DIR / case
-    proc = _run_ina("stf", str(base.with_suffix(".p4")), str(base.with_suffix(".stf")))
+    stf = base.with_suffix(".stf")
+    proc = _run_ina("stf", str(base.with_suffix(".p4")), str(stf))
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    # every packet of the file went in, every expected one came out
+    words = [line.split()[0] for line in stf.read_text().splitlines() if line.strip()]
+    assert proc.stdout == (f"PASS {stf}: {words.count('packet')} packet(s) in, "
+                           f"{words.count('expect')} out\n"), proc.stdout
 
 
 @pytest.mark.parametrize("name", ["wrong_payload", "missing_packet", "unexpected_packet"])
@@ -322,9 +327,15 @@ def test_cli_stf_failing_exits_1(name: str):
     assert "Traceback" not in proc.stderr, f"the CLI crashed instead of reporting:\n{proc.stderr}"
 
 
-def test_cli_p4c_accepts_valid_program():
-    proc = _run_ina("p4c", str(STF_DIR / "expr" / "casts.p4"))
+def test_cli_p4c_accepts_valid_program(tmp_path: Path):
+    from switch.frontend.artifact import load_artifact
+
+    out = tmp_path / "casts.json"
+    proc = _run_ina("p4c", str(STF_DIR / "expr" / "casts.p4"), "-o", str(out))
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert proc.stderr == ""  # not a warning
+    program = load_artifact(out.read_text())
+    assert program.pipeline["ig"].decl.name == "MyIngress"
 
 
 @pytest.mark.parametrize("name", sorted(INVALID_PROGRAMS))

@@ -627,7 +627,10 @@ parser MyParser(packet_in pkt, out headers hdr, inout metadata meta,
 
     def test_digests_one_per_type(self, program: Program) -> None:
         assert list(program.digests) == ["learn_t", "metadata"]
-        assert program.digests["learn_t"].type == program.digests["learn_t"].type
+        learn, meta = program.digests["learn_t"].type, program.digests["metadata"].type
+        assert isinstance(learn, T.Struct) and isinstance(meta, T.Struct)
+        assert [(f.name, f.type) for f in learn.fields] == [("x", T.Bits(8)), ("y", T.Bits(16))]
+        assert [f.name for f in meta.fields] == ["x", "y", "f", "s", "w"]
 
     def test_extract_with_two_arguments(self) -> None:
         top = "header opt_t { varbit<64> data; }\n"

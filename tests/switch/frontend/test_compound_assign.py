@@ -5,10 +5,13 @@ below is one p4c 1.2.5.16 also reports (its wording differs where noted)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from switch.frontend import CompileError, compile_text
 from switch.frontend import ast as A
+from switch.frontend import types as T
 from switch.frontend.diagnostics import Diagnostics
 from switch.frontend.parser import parse
 
@@ -129,10 +132,50 @@ def test_syntax_errors(text: str, message: str) -> None:
 # ---------------------------------------------------------------------- checking
 
 
+def _reference(a: int, b: int, c: int) -> tuple[int, int, int]:
+    """What ``test_every_operator_checks_on_bits``'s statements make of ``a, b, c``
+    (bit<8>, bit<8>, int<8>), one after the other."""
+    for op in OPS:
+        if op not in ("/", "%"):
+            a = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b,
+                 "<<": a << b, ">>": a >> b, "|+|": min(a + b, 255),
+                 "|-|": max(a - b, 0)}[op] & 0xFF
+    a = a // 4 % 4
+    c = max(min(c + 1, 127), -128) >> b
+    return a, b, c
+
+
 def test_every_operator_checks_on_bits() -> None:
+    from switch.v1model import V1Switch
+
     body = "\n".join(f"hdr.h.a {op}= hdr.h.b;" for op in OPS if op not in ("/", "%"))
     body += "\nhdr.h.a /= 4; hdr.h.a %= 4; hdr.h.c |+|= 1; hdr.h.c >>= hdr.h.b;"
-    compile_text(program(body), "test.p4")
+    prog = compile_text(program(body), "test.p4")
+    block = prog.pipeline["ig"].decl
+    assert isinstance(block, A.ControlDecl)
+    assigns = block.body.stmts[1:]
+    expected = [("hdr.h.a", op) for op in OPS if op not in ("/", "%")] + [
+        ("hdr.h.a", "/"), ("hdr.h.a", "%"), ("hdr.h.c", "|+|"), ("hdr.h.c", ">>")]
+    assert [(text_of(s.target), s.op) for s in assigns  # type: ignore[attr-defined]
+            ] == expected
+    for s in assigns:
+        assert isinstance(s, A.Assign) and isinstance(s.value, A.Binary)
+        # checked as target = target op value, on the target's type
+        want = T.Bits(8, signed=text_of(s.target) == "hdr.h.c")
+        assert s.value.op == s.op and text_of(s.value.left) == text_of(s.target)
+        assert s.target.type == s.value.type == s.value.left.type == want, s.op
+        if s.op not in ("<<", ">>"):  # a shift amount keeps its own type
+            assert s.value.right.type == want, s.op
+    # and each runs as that: the packet's a, b, c against the reference, for values
+    # that saturate, wrap and shift out
+    switch = V1Switch(prog)
+    rng = random.Random(7)
+    cases = [(200, 3, 127), (1, 200, -128), (255, 255, -1), (0, 0, 0)] + [
+        (rng.randrange(256), rng.randrange(10), rng.randrange(-128, 128)) for _ in range(40)]
+    for a, b, c in cases:
+        out = switch.inject(0, bytes([a, b, c & 0xFF]))
+        ra, rb, rc = _reference(a, b, c)
+        assert out == [(1, bytes([ra, rb, rc & 0xFF]))], (a, b, c)
 
 
 def test_a_constant_operand_takes_the_target_type() -> None:

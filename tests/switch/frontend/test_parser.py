@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark import Lark
+from work_count import work_done, work_steps
 
 from switch.frontend import ast as A
 from switch.frontend.diagnostics import CompileError, Diagnostics
@@ -535,21 +535,20 @@ def test_stf_corpus_parses() -> None:
             parse_file(path)
 
 
-def test_parse_time() -> None:
-    """v1model.p4 plus ~750 lines of programs parse in well under a second."""
-    program = "\n".join((INPUTS / name).read_text()
-                        for name in ("basic_ipv4.p4", "aggregation.p4", "features.p4"))
-    text = preprocess_text(program, "prog.p4").text
-    assert len(program.splitlines()) > 700
+def test_parse_work_grows_linearly() -> None:
+    """The parser's work (lines run and calls made, counted: not timed) grows by the same step for
+    each copy of a 280-line program after v1model.p4: one pass, nothing parsed again."""
+    unit = (INPUTS / "aggregation.p4").read_text()
+    texts = {n: with_includes(unit * n) for n in (0, 1, 2)}
     _parser()  # building the LALR tables is a one-time cost
-    best = min(_timed(text) for _ in range(3))
-    assert best < 0.5, f"parse took {best:.3f}s"
+    decls: dict[int, int] = {}
 
+    def work(n: int) -> int:
+        return work_done(lambda: decls.__setitem__(n, len(p(texts[n]).decls)))
 
-def _timed(text: str) -> float:
-    start = time.perf_counter()
-    p(text)
-    return time.perf_counter() - start
+    first, second = work_steps(work, 1)
+    assert 0 < first and second <= 1.05 * first, (first, second)
+    assert decls[2] - decls[1] == decls[1] - decls[0] > 10, decls
 
 
 # ----------------------------------------------------------------- expressions

@@ -1,4 +1,5 @@
-"""``ina bench switch`` runs end to end and prints its figures (which are not judged)."""
+"""``ina bench switch`` runs end to end and prints its figures (which are not judged)
+and its counts (which are: every frame, chunk and RESULT of a phase comes out)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ def test_bench_switch_prints_figures() -> None:
     result = ina("bench", "switch", "--count", "3000", timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
-    assert re.search(r"latency, one \d+-byte frame at a time \(\d+ of 500 arrived\): "
+    # every frame of each phase came out of port 2
+    assert re.search(r"latency, one \d+-byte frame at a time \(500 of 500 arrived\): "
                      r"p50 [\d.]+ ms, p90 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms", out), out
-    assert re.search(r"throughput, window of 64 frames: [\d,]+ packets/s \(\d+ of 3000 "
+    assert re.search(r"throughput, window of 64 frames: [\d,]+ packets/s \(3000 of 3000 "
                      r"delivered in [\d.]+ s; switch CPU: [\d.]+ us per packet in, \d+% of a "
                      r"core\)", out), out
-    assert re.search(r"burst of 256 back-to-back frames: \d+ delivered", out), out
+    assert "burst of 256 back-to-back frames: 256 delivered" in out, out
     assert "switch port 1: rx" in out
     assert "Traceback" not in result.stderr
 
@@ -97,4 +99,13 @@ def test_readme_bench_switch_commands_run_as_written() -> None:
         assert "Traceback" not in result.stderr
         outs.append(result.stdout)
     assert "8 workers on ports 1..8, K=256 values per contribution" in outs[0]
-    assert re.search(r"results: \d+ RESULTs received, 0 with a wrong sum", outs[0])
+    # every chunk of both phases complete, each of the 8 workers with its RESULT, and
+    # every RESULT the exact sum
+    chunks = 200 + 2000 // 8
+    assert "(200 of 200 chunks complete)" in outs[0], outs[0]
+    assert f"({chunks - 200} of {chunks - 200} chunks complete in " in outs[0], outs[0]
+    assert f"results: {8 * chunks} RESULTs received, 0 with a wrong sum" in outs[0], outs[0]
+    # the router delivered every frame of each phase
+    assert "(500 of 500 arrived)" in outs[1], outs[1]
+    assert "(2000 of 2000 delivered in " in outs[1], outs[1]
+    assert "burst of 256 back-to-back frames: 256 delivered" in outs[1], outs[1]
