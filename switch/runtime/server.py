@@ -19,8 +19,9 @@ port); without a hook the server injects them itself and gives what comes out to
 
 The device config of SetForwardingPipelineConfig is the compiled-program artifact
 (``ina p4c -o``), as it is or wrapped in a serialized ``p4.tmp.P4DeviceConfig`` as BMv2's
-PI server takes it (``switch.runtime.device_config``); the P4Info sent with it must describe the same program (same tables,
-actions, match fields and parameters, ids and names), else INVALID_ARGUMENT. A config
+PI server takes it (``switch.runtime.device_config``); the P4Info sent with it must
+describe the same program (same tables, actions, match fields and parameters, ids and
+names), else INVALID_ARGUMENT. A config
 without a P4Info gets the compiled program's. VERIFY_AND_COMMIT starts the new program
 with a clear forwarding state. RECONCILE_AND_COMMIT keeps the forwarding state: with the
 same P4Info and device config only the cookie changes; with the same P4Info and another
