@@ -61,6 +61,8 @@ class VethSwitch:
     device_id: int
     pairs: list[tuple[str, str]]
     client: P4RuntimeClient
+    p4info: Path  # the compiled program the client pushed
+    config: Path
     log: Path
     _sockets: dict[int, socket.socket] = field(default_factory=dict)
 
@@ -203,7 +205,7 @@ def veth_switch(program: str | Path, ports: int = 2, target: str = "builtin",
         client = stack.enter_context(P4RuntimeClient(f"127.0.0.1:{grpc}", device_id))
         client.set_pipeline(p4info, config)
         sw = VethSwitch(target, str(program), f"127.0.0.1:{grpc}", device_id, list(pairs),
-                        client, log)
+                        client, p4info, config, log)
         stack.callback(sw.close)
         sw.open_ports()
         yield sw
