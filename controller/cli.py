@@ -183,10 +183,11 @@ def main(argv: list[str]) -> int:
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
+    if args.topo is None and args.ctl_command != "apply":  # a usage error: status 2
+        print(f"ina ctl: error: {args.ctl_command}: --topo FILE is required (ina ctl --topo "
+              f"FILE {args.ctl_command} ...)", file=sys.stderr)
+        return 2
     try:
-        if args.topo is None and args.ctl_command != "apply":
-            raise CtlError(f"{args.ctl_command}: --topo FILE is required (ina ctl --topo "
-                           f"FILE {args.ctl_command} ...)")
         return int(args.ctl(args) or 0)
     except (CtlError, *ERRORS) as e:
         text = str(e) if not isinstance(e, OSError) or not e.filename else (

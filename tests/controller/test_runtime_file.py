@@ -136,6 +136,6 @@ def test_ina_ctl_apply_programs_a_running_switch(tmp_path: Path, forward_pipelin
                              "1 clone sessions\n")
     missing = subprocess.run([sys.executable, "-m", "ina", "ctl", "setup"], cwd=work,
                              capture_output=True, text=True, timeout=120)
-    assert missing.returncode == 1
+    assert missing.returncode == 2
     assert missing.stderr == ("ina ctl: error: setup: --topo FILE is required (ina ctl "
                               "--topo FILE setup ...)\n")
