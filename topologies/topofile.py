@@ -139,6 +139,9 @@ def read_topo_file(path: str | Path) -> TopoDescription:
 def _describe(data: object, where: Where) -> TopoDescription:
     if not isinstance(data, dict):
         raise where.error("expected a mapping with hosts, switches and links")
+    if isinstance(data.get("hosts"), dict) and isinstance(data.get("switches"), dict):
+        raise where.error("this is a topology.json as p4lang's tutorials write it (hosts "
+                          "and switches are objects): ina net --topo FILE starts it")
     for key in data:
         if key not in KEYS:
             raise where.error(f"unknown key {key!r} (keys: {', '.join(KEYS)})", key)

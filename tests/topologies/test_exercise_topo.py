@@ -84,3 +84,11 @@ def test_bad_files_say_where(tmp_path: Path, doc: object, message: str) -> None:
         read_exercise_topology(path)
     assert str(info.value).startswith(f"{path}:"), info.value
     assert message in str(info.value)
+
+
+def test_the_project_s_own_reader_points_to_ina_net_topo() -> None:
+    from topologies.topofile import read_topo_file
+
+    with pytest.raises(TopoSpecError, match="a topology.json as p4lang's tutorials write it "
+                                            r".*ina net --topo FILE starts it"):
+        read_topo_file(EXERCISE / "topology.json")
