@@ -92,3 +92,17 @@ def test_the_project_s_own_reader_points_to_ina_net_topo() -> None:
     with pytest.raises(TopoSpecError, match="a topology.json as p4lang's tutorials write it "
                                             r".*ina net --topo FILE starts it"):
         read_topo_file(EXERCISE / "topology.json")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["net"], "give a topology spec (ina net star,4) or a tutorials' topology.json"),
+    (["net", "star,2", "--topo", "t.json"], "not both"),
+    (["net", "star,2", "--program", "p.json"], "--program goes with --topo FILE"),
+    (["net", "--topo", "t.json", "--bw", "10"], "--bw and --k do not go with --topo FILE"),
+])
+def test_ina_net_topo_usage_errors(argv: list[str], message: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from ina.cli import main
+
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
