@@ -31,7 +31,8 @@ def test_a_tutorial_style_network_pings_and_holds_its_runtime_files(tmp_path: Pa
     read_back = f"{sys.executable} read_back.py 127.0.0.1:50051 0 ForwardIngress.ipv4_lpm"
     commands = f"pingall\nsh {read_back}\nexit\n"
     result = subprocess.run(
-        [*ina_command(), "net", "--topo", "topology.json", "--runs-dir", str(tmp_path)],
+        [*ina_command(), "net", "--topo", "topology.json", "--program",
+         "build/ipv4_forward.json", "--runs-dir", str(tmp_path)],
         cwd=work, input=commands, capture_output=True, text=True, timeout=600,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
     out = result.stdout + result.stderr
@@ -44,3 +45,7 @@ def test_a_tutorial_style_network_pings_and_holds_its_runtime_files(tmp_path: Pa
     assert "default action: ForwardIngress.drop" in out
     assert "multicast group 1: 1/1,2/1" in out
     assert "clone session 5: 3 truncate 64" in out
+    log = next(tmp_path.glob("*-net-exercise/logs/s2.log")).read_text()
+    # started with --program, then programmed from its runtime file
+    assert "ina switch build/ipv4_forward.json -i 1@s2-eth1" in log
+    assert "p4/ipv4_forward.p4, control socket" in log
