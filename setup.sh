@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(python3 python3-venv python3-dev mininet iproute2 iputils-ping ethtool tcpdump nftables make)
+APT_PACKAGES=(python3 python3-venv python3-dev mininet iproute2 iputils-ping ethtool tcpdump nftables make net-tools)
 VENV=.venv
 
 need_root() {
@@ -33,10 +33,13 @@ if [ ! -x "$VENV/bin/python" ]; then
     /usr/bin/python3 -m venv --system-site-packages "$VENV"
 fi
 
+# interop/p4config gives P4Runtime clients p4.tmp.p4config_pb2 (BMv2's device config
+# wrapper), which no PyPI package ships; it is installed as a plain package, beside the
+# p4runtime package's p4.v1.
 stamp="$VENV/.ina-installed"
-want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+want="$(cat pyproject.toml interop/p4config/pyproject.toml interop/p4config/p4/tmp/*.py | sha256sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "setup.sh: installing the project into $VENV"
-    "$VENV/bin/pip" install -q --disable-pip-version-check -e '.[dev]'
+    "$VENV/bin/pip" install -q --disable-pip-version-check -e '.[dev]' ./interop/p4config
     echo "$want" > "$stamp"
 fi

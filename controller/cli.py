@@ -13,6 +13,8 @@
     ina ctl --topo topo.json register read s1 ina_bitmap [INDEX]
     ina ctl --topo topo.json counters s1
     ina ctl --topo topo.json shell s1             # p4runtime-shell on that switch
+    ina ctl apply s1-runtime.json --grpc-addr 127.0.0.1:50051 [--device-id 0]
+                                  # a runtime file as p4lang's tutorials write them
 
 Every command is one short-lived P4Runtime client per switch it needs. ``setup`` pushes
 the pipeline to every switch (clearing their state) and installs the IPv4 routes, with
@@ -38,6 +40,7 @@ from controller.errors import NoPipelineError, P4RuntimeClientError
 from controller.jobs import DEFAULT_JOB_SLOTS, JobError, JobTable
 from controller.pipeline import PipelineError, compile_pipeline, given_pipeline
 from controller.routes import ECMP_TABLE, compute_arp
+from controller.runtime_file import RuntimeFileError, apply_runtime_file, load_runtime_file
 from controller.show import (
     ecmp_members,
     ecmp_note,
@@ -51,7 +54,7 @@ from controller.topology import Topology, TopologyError
 
 DEFAULT_PROGRAM = "p4/aggregation.p4"  # in the working directory, else in the project
 ERRORS = (TopologyError, JobError, PipelineError, P4RuntimeClientError, JobDeleteError,
-          OSError)
+          RuntimeFileError, OSError)
 
 
 class CtlError(Exception):
@@ -78,7 +81,8 @@ def add_ctl_parser(verbs: Any) -> None:
     """Register ``ina ctl`` in the ``ina`` verbs."""
     p = verbs.add_parser("ctl", help="the controller: setup, jobs, tables (P4Runtime)",
                          description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--topo", required=True, metavar="FILE", help="the topology (JSON)")
+    p.add_argument("--topo", metavar="FILE",
+                   help="the topology (JSON); every command but apply needs it")
     p.add_argument("--state", metavar="FILE",
                    help="the job state file (default: next to the topology, *.jobs.json)")
     p.add_argument("--timeout", type=float, default=5.0, metavar="S",
@@ -159,6 +163,16 @@ def add_ctl_parser(verbs: Any) -> None:
     shell.add_argument("switch")
     shell.set_defaults(ctl=ctl_shell)
 
+    apply = cmds.add_parser("apply", help="apply a runtime file as p4lang's tutorials write "
+                            "them (sX-runtime.json: pipeline, table entries with default "
+                            "actions, multicast groups, clone sessions) to one switch")
+    apply.add_argument("file", metavar="RUNTIME.json")
+    apply.add_argument("--grpc-addr", required=True, metavar="HOST:PORT",
+                       help="the switch's P4Runtime address")
+    apply.add_argument("--device-id", type=_job_id, default=0, metavar="N",
+                       help="the switch's device id (default 0, as simple_switch_grpc's)")
+    apply.set_defaults(ctl=ctl_apply)
+
 
 def main(argv: list[str]) -> int:
     """``ina ctl ARGV...`` on its own (as ``ina`` runs it)."""
@@ -169,6 +183,10 @@ def main(argv: list[str]) -> int:
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
+    if args.topo is None and args.ctl_command != "apply":  # a usage error: status 2
+        print(f"ina ctl: error: {args.ctl_command}: --topo FILE is required (ina ctl --topo "
+              f"FILE {args.ctl_command} ...)", file=sys.stderr)
+        return 2
     try:
         return int(args.ctl(args) or 0)
     except (CtlError, *ERRORS) as e:
@@ -376,3 +394,15 @@ def ctl_shell(args: argparse.Namespace) -> int:
     argv = shell_argv(args, _topology(args))
     os.execv(argv[0], argv)
     return 0  # not reached
+
+
+def ctl_apply(args: argparse.Namespace) -> int:
+    from controller.p4runtime_client import P4RuntimeClient
+
+    rf = load_runtime_file(args.file)
+    with P4RuntimeClient(args.grpc_addr, args.device_id, args.election_id,
+                         timeout=args.timeout) as client:
+        counts = apply_runtime_file(client, rf)
+    done = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    print(f"{args.file}: pipeline set on device {args.device_id} at {args.grpc_addr}; {done}")
+    return 0

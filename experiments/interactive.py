@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from experiments.allreduce_net import AllReduceNet, need_root
 from experiments.jobs import get_algorithm
@@ -65,7 +65,42 @@ def run_interactive(options: RunOptions, with_job: bool, stdin: TextIO | None = 
     return run_dir.path
 
 
-def prompt(net: AllReduceNet, stdin: TextIO | None) -> None:
+def run_exercise_interactive(topo_file: str, program: str | None, target: str, pcap: bool,
+                             runs_dir: str, stdin: TextIO | None = None,
+                             out: TextIO | None = None) -> Path:
+    """``ina net --topo FILE``: the network of a topology.json as p4lang's tutorials
+    write it (``experiments.exercise_net``), at the ``mininet>`` prompt; the run
+    directory (``logs/``, ``pcaps/``)."""
+    from experiments.exercise_net import ExerciseNet
+    from topologies.exercise_topo import read_exercise_topology
+    from topologies.family import TopoSpecError
+
+    out = out or sys.stdout
+    why = need_root()
+    if why:
+        raise RunError(f"the network {why}")
+    try:
+        topology = read_exercise_topology(topo_file)
+    except TopoSpecError as e:
+        raise RunError(str(e)) from None
+    if program is not None and not Path(program).is_file():
+        raise RunError(f"--program {program}: no such file")
+    run_dir = RunDir.create(Path(runs_dir).resolve(), "net-" + _slug(Path(topo_file).parent.name
+                                                                      or "exercise"))
+    with ExerciseNet(topology, run_dir.path, Path(program) if program else None, target,
+                     pcap) as net:
+        lines = [f"network {topo_file} is up: {len(topology.switches)} switches "
+                 f"({_target(target)}), {len(topology.hosts)} hosts; run directory "
+                 f"{run_dir.path}", *net.describe(),
+                 f"  switch logs in logs/{', captures in pcaps/' if pcap else ''}",
+                 "leave with exit (or Ctrl-D): the network is torn down"]
+        print("\n".join(lines), file=out, flush=True)
+        prompt(net, stdin)
+    print(f"network {topo_file} torn down; run directory {run_dir.path}", file=out)
+    return run_dir.path
+
+
+def prompt(net: AllReduceNet | Any, stdin: TextIO | None) -> None:
     """Mininet's CLI on the running network, until the user leaves it."""
     from mininet.cli import CLI
     from mininet.log import setLogLevel

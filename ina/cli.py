@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ina.p4c_options import add_p4c_compat_options
+
 
 def parse_defines(items: Sequence[str]) -> dict[str, str | None]:
     """``-D NAME`` / ``-D NAME=VALUE`` as cpp takes them."""
@@ -28,9 +30,15 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
 
 def cmd_p4c(args: argparse.Namespace) -> int:
     """Compile a P4_16 program; optionally write its P4Info and the compiled artifact."""
+    from ina.p4c_options import P4cOptionError, check_p4c_options, output_path
     from switch.frontend import CompileError, compile_file
     from switch.v1model.engine_limits import check_engine_limits
 
+    try:
+        check_p4c_options(args)
+    except P4cOptionError as e:
+        print(f"ina p4c: error: {e}", file=sys.stderr)
+        return 2
     try:
         program = compile_file(args.program, args.include_dirs, parse_defines(args.defines))
     except CompileError as e:
@@ -50,7 +58,7 @@ def cmd_p4c(args: argparse.Namespace) -> int:
     if args.output:
         from switch.frontend.artifact import dump_artifact
 
-        _write(args.output, dump_artifact(program))
+        _write(output_path(args.output, args.program), dump_artifact(program))
     return 0
 
 
@@ -96,7 +104,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add_compile_options(p)
     p.add_argument("--p4runtime-files", metavar="OUT.txtpb",
                    help="write the P4Info in protobuf text format")
-    p.add_argument("-o", dest="output", metavar="OUT", help="write the compiled program")
+    p.add_argument("-o", dest="output", metavar="OUT",
+                   help="write the compiled program (into OUT/PROGRAM.json when OUT is a "
+                        "directory, as p4c does)")
+    add_p4c_compat_options(p)
     p.set_defaults(func=cmd_p4c)
 
     wanted = [VERB_MODULES[only]] if only else list(dict.fromkeys(VERB_MODULES.values()))

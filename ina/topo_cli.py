@@ -63,7 +63,15 @@ def add_topo_parsers(verbs: Any) -> None:
                                      "leaving it tears everything down.",
                          epilog=FAMILIES_HELP,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("spec", metavar="SPEC", help="a topology spec or file")
+    p.add_argument("spec", metavar="SPEC", nargs="?", help="a topology spec or file")
+    p.add_argument("--topo", metavar="FILE",
+                   help="instead of SPEC: a topology.json as p4lang's tutorials write it "
+                        "(hosts with ip, mac and commands; switches with runtime_json; links "
+                        "of sN-pP); each switch is programmed from its runtime file, without "
+                        "the project's routes and jobs")
+    p.add_argument("--program", metavar="FILE",
+                   help="with --topo: the compiled program of switches that name none "
+                        "(ina p4c -o output; BMv2 JSON with --target bmv2)")
     p.add_argument("--target", default="builtin",
                    help="the switch: builtin (ina switch) or bmv2 (simple_switch_grpc)")
     p.add_argument("--bw", metavar="MBPS", help="the rate of every link in Mbit/s")
@@ -168,12 +176,38 @@ def default_picture(spec: str, job: int | None) -> str:
     return f"{name}{f'-job{job}' if job is not None else ''}.png"
 
 
+def _net_exercise(args: argparse.Namespace) -> int:
+    from experiments.interactive import run_exercise_interactive
+    from experiments.options import RunError
+
+    if args.bw is not None or args.k != "64":
+        print("ina net: error: --bw and --k do not go with --topo FILE (the file gives the "
+              "links' rates)", file=sys.stderr)
+        return 2
+    try:
+        run_exercise_interactive(args.topo, args.program, args.target, args.pcap,
+                                 args.runs_dir)
+    except RunError as e:
+        return _error(e, "net")
+    return 0
+
+
 def cmd_net(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from experiments.interactive import run_interactive
     from experiments.options import FIELDS, RunError, RunOptions
 
+    if (args.spec is None) == (args.topo is None):
+        print("ina net: error: give a topology spec (ina net star,4) or a tutorials' "
+              "topology.json (ina net --topo FILE), not both", file=sys.stderr)
+        return 2
+    if args.topo is not None:
+        return _net_exercise(args)
+    if args.program is not None:
+        print("ina net: error: --program goes with --topo FILE (the project's networks run "
+              "p4/aggregation.p4)", file=sys.stderr)
+        return 2
     try:
         options = replace(RunOptions(), topo=args.spec, target=args.target,
                           bw=FIELDS["bw"].parse(args.bw, "--bw") if args.bw else None,

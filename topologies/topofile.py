@@ -39,6 +39,7 @@ import yaml
 from topologies.addressing import MAX_HOSTS
 from topologies.builder import MAX_PORT, InaTopo, LinkOptions
 from topologies.family import TopoSpecError
+from topologies.file_positions import Where, line_numbers
 
 SUFFIXES = (".json", ".yaml", ".yml")
 KEYS = ("description", "defaults", "hosts", "switches", "links")
@@ -112,26 +113,6 @@ def load_topo_file(path: str | Path, bw: float | None = None) -> FileTopo:
 # ------------------------------------------------------------------- reading
 
 
-class _Where:
-    """Names places in the file: ``FILE:LINE: links[3]``."""
-
-    def __init__(self, path: str, lines: dict[tuple[Any, ...], int]) -> None:
-        self.path = path
-        self.lines = lines
-
-    def __call__(self, *at: Any) -> str:
-        line = self.lines.get(tuple(at))
-        head = f"{self.path}:{line}" if line else self.path
-        if not at:
-            return head
-        text = str(at[0]) + "".join(f"[{x}]" if isinstance(x, int) else f".{x}"
-                                    for x in at[1:])
-        return f"{head}: {text}"
-
-    def error(self, message: str, *at: Any) -> TopoSpecError:
-        return TopoSpecError(f"{self(*at)}: {message}")
-
-
 def read_topo_file(path: str | Path) -> TopoDescription:
     name = str(path)
     try:
@@ -152,35 +133,15 @@ def read_topo_file(path: str | Path) -> TopoDescription:
             at = f"{name}:{mark.line + 1}" if mark is not None else name
             problem = getattr(e, "problem", None) or str(e)
             raise TopoSpecError(f"{at}: not valid YAML: {problem}") from None
-    return _describe(data, _Where(name, _line_numbers(text)))
+    return _describe(data, Where(name, line_numbers(text), TopoSpecError))
 
 
-def _line_numbers(text: str) -> dict[tuple[Any, ...], int]:
-    """The line of every value in the file, by its path (JSON is read as YAML here;
-    where that fails, there are no line numbers)."""
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError:
-        return {}
-    out: dict[tuple[Any, ...], int] = {}
-
-    def walk(node: Any, at: tuple[Any, ...]) -> None:
-        out[at] = node.start_mark.line + 1
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                walk(value, (*at, key.value))
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                walk(item, (*at, i))
-
-    if root is not None:
-        walk(root, ())
-    return out
-
-
-def _describe(data: object, where: _Where) -> TopoDescription:
+def _describe(data: object, where: Where) -> TopoDescription:
     if not isinstance(data, dict):
         raise where.error("expected a mapping with hosts, switches and links")
+    if isinstance(data.get("hosts"), dict) and isinstance(data.get("switches"), dict):
+        raise where.error("this is a topology.json as p4lang's tutorials write it (hosts "
+                          "and switches are objects): ina net --topo FILE starts it")
     for key in data:
         if key not in KEYS:
             raise where.error(f"unknown key {key!r} (keys: {', '.join(KEYS)})", key)
@@ -237,14 +198,14 @@ def _show(value: object) -> str:
 
 
 def _numbered(item: object, pattern: re.Pattern[str], kind: str, form: str,
-              where: _Where, *at: Any) -> int:
+              where: Where, *at: Any) -> int:
     match = pattern.match(item) if isinstance(item, str) else None
     if match is None:
         raise where.error(f"{_show(item)} is not a {kind} name: {form}", *at)
     return int(match.group(1))
 
 
-def _link_options(raw: object, where: _Where, at: tuple[Any, ...],
+def _link_options(raw: object, where: Where, at: tuple[Any, ...],
                   base: LinkOptions | None = None) -> tuple[LinkOptions, bool]:
     base = base or LinkOptions()
     if not isinstance(raw, dict):
@@ -273,7 +234,7 @@ def _link_options(raw: object, where: _Where, at: tuple[Any, ...],
     return LinkOptions(bw, delay, loss), "bw" in raw
 
 
-def _delay(raw: object, where: _Where, at: tuple[Any, ...]) -> float:
+def _delay(raw: object, where: Where, at: tuple[Any, ...]) -> float:
     if isinstance(raw, int | float) and not isinstance(raw, bool):
         ms = float(raw)
     else:
@@ -288,7 +249,7 @@ def _delay(raw: object, where: _Where, at: tuple[Any, ...]) -> float:
 
 
 def _link(item: object, i: int, defaults: tuple[LinkOptions, bool], hosts: dict[str, int],
-          switches: dict[str, tuple[int, int | None]], where: _Where) -> FileLink:
+          switches: dict[str, tuple[int, int | None]], where: Where) -> FileLink:
     at = ("links", i)
     if not isinstance(item, list) or len(item) not in (2, 3):
         raise where.error(f"a link is [A, B] or [A, B, {{bw: .., delay: .., loss: ..}}], "
@@ -332,7 +293,7 @@ def _names(nodes: dict[str, Any]) -> str:
     return ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
 
 
-def _check_ports(links: list[FileLink], where: _Where) -> None:
+def _check_ports(links: list[FileLink], where: Where) -> None:
     """Every host has one link; no switch port is used twice (explicit ports first, the
     others take the lowest free one when the topology is built)."""
     host_link: dict[str, int] = {}

@@ -58,6 +58,9 @@ class SwitchProcess:
         if o.thrift_port is not None:
             print(f"ina switch: note: --thrift-port {o.thrift_port} is ignored (the built-in "
                   "switch has no Thrift server; use P4Runtime)", file=sys.stderr)
+        if o.nanolog is not None:
+            print(f"ina switch: note: --nanolog {o.nanolog} is ignored (no nanomsg event "
+                  "log; --log-console or --log-file trace each packet)", file=sys.stderr)
         check_address_free(o.grpc_address)
         try:
             self.ports = PortSet(list(o.ports), pcap_dir=o.pcap_dir,
@@ -87,7 +90,8 @@ class SwitchProcess:
             sinks.append(sys.stdout)
         if o.log_file is not None:
             try:
-                self._log_file = open(o.log_file, "w", buffering=1 << 16)  # noqa: SIM115
+                self._log_file = open(o.log_file, "w",  # noqa: SIM115
+                                      buffering=1 if o.log_flush else 1 << 16)
             except OSError as e:
                 raise StartupError(f"cannot write log file {o.log_file}: {e.strerror}"
                                    ) from None
@@ -208,3 +212,8 @@ def run_switch(argv: Sequence[str]) -> int:
         process.close()
     print(f"ina switch: device {options.device_id} stopped", file=sys.stderr, flush=True)
     return 0
+
+
+def main() -> None:
+    """``ina-switch-grpc ARGS``: ``ina switch ARGS`` as one executable (BMV2_SWITCH_EXE)."""
+    sys.exit(run_switch(sys.argv[1:]))

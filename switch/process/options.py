@@ -20,6 +20,21 @@ DEFAULT_GRPC_ADDRESS = "0.0.0.0:9559"  # as simple_switch_grpc
 MAX_PORT = 511  # v1model ports are bit<9>
 TARGET_OPTIONS = ("--grpc-server-addr", "--cpu-port", "--grpc-server-insecure")
 
+#: simple_switch(_grpc) options the built-in switch does not take, with the reason, so
+#: that a command line written for BMv2 fails with a clear message
+REFUSED_OPTIONS = {
+    "--debugger": "the built-in switch has no debugger (--log-console or --log-file trace "
+                  "each packet with its P4 source lines)",
+    "--use-files": "ports are Linux interfaces only (-i PORT@IFACE); use veth pairs",
+    "--packet-in": "ports are Linux interfaces only (-i PORT@IFACE); use veth pairs",
+    "--restore-state": "the switch keeps no state across runs",
+    "--notifications-addr": "digests and other notifications go to the P4Runtime "
+                            "controller's stream only",
+}
+REFUSED_TARGET_OPTIONS = {
+    "--priority-queues": "each port has one queue on the built-in switch",
+}
+
 
 class OptionsError(Exception):
     """A bad command line; the message is shown as is (usage errors exit with 2)."""
@@ -46,6 +61,8 @@ class SwitchOptions:
     defines: tuple[tuple[str, str | None], ...] = ()
     grpc_address: str = DEFAULT_GRPC_ADDRESS
     cpu_port: int | None = None
+    nanolog: str | None = None
+    log_flush: bool = False
 
     @property
     def tracing(self) -> bool:
@@ -80,6 +97,21 @@ def _int(what: str, low: int, high: int | None = None):  # type: ignore[no-untyp
     return convert
 
 
+def _nanomsg_address(text: str) -> str:
+    if not text.startswith(("ipc://", "tcp://")) or text.endswith("//"):
+        raise argparse.ArgumentTypeError(
+            f"expected a nanomsg address such as ipc:///tmp/bm-0-log.ipc or "
+            f"tcp://127.0.0.1:9090, got {text!r}")
+    return text
+
+
+def _refuse(argv: Sequence[str], refused: dict[str, str]) -> None:
+    for arg in argv:
+        name = arg.partition("=")[0]
+        if name in refused:
+            raise OptionsError(f"{name} is not supported: {refused[name]}")
+
+
 def _switch_parser() -> _Parser:
     p = _Parser(
         prog="ina switch",
@@ -105,6 +137,14 @@ def _switch_parser() -> _Parser:
                    help="write <iface>_in.pcap and <iface>_out.pcap per port into DIR")
     p.add_argument("--thrift-port", type=_int("thrift port", 0, 65535), metavar="N",
                    help="accepted for compatibility and ignored (there is no Thrift server)")
+    p.add_argument("--nanolog", metavar="ADDR", type=_nanomsg_address,
+                   help="accepted for compatibility and ignored (no nanomsg event log; "
+                        "--log-console or --log-file trace each packet)")
+    p.add_argument("--log-flush", action="store_true",
+                   help="write the --log-file trace line by line")
+    p.add_argument("--dump-packet-data", type=_int("packet data bytes", 0), metavar="N",
+                   help="accepted for compatibility and ignored (the trace shows the "
+                        "headers field by field)")
     p.add_argument("--impair", action="append", default=[], metavar="SPEC",
                    help="link impairments, PORT|all:loss=0.05,delay=10ms,... (repeatable)")
     p.add_argument("--seed", type=_int("seed", 0), metavar="N",
@@ -148,6 +188,7 @@ def _split_target(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def _parse_target(argv: list[str]) -> argparse.Namespace:
+    _refuse(argv, REFUSED_TARGET_OPTIONS)
     for arg in argv:
         name = arg.partition("=")[0]
         if arg.startswith("-") and name not in TARGET_OPTIONS:
@@ -197,6 +238,7 @@ def with_default_seed(config: ImpairmentConfig, seed: int | None) -> ImpairmentC
 def parse_switch_args(argv: Sequence[str]) -> SwitchOptions:
     """The options of ``ina switch ARGV``; raises OptionsError or HelpRequested."""
     own, target_argv = _split_target(argv)
+    _refuse(own, REFUSED_OPTIONS)
     args = _switch_parser().parse_args(own)
     target = _parse_target(target_argv)
     if args.no_p4 and args.program:
@@ -229,6 +271,8 @@ def parse_switch_args(argv: Sequence[str]) -> SwitchOptions:
         defines=tuple(defines),
         grpc_address=target.grpc_address,
         cpu_port=target.cpu_port,
+        nanolog=args.nanolog,
+        log_flush=args.log_flush,
     )
 
 

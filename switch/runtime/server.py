@@ -18,8 +18,10 @@ port); without a hook the server injects them itself and gives what comes out to
 ``on_output``.
 
 The device config of SetForwardingPipelineConfig is the compiled-program artifact
-(``ina p4c -o``); the P4Info sent with it must describe the same program (same tables,
-actions, match fields and parameters, ids and names), else INVALID_ARGUMENT. A config
+(``ina p4c -o``), as it is or wrapped in a serialized ``p4.tmp.P4DeviceConfig`` as BMv2's
+PI server takes it (``switch.runtime.device_config``); the P4Info sent with it must
+describe the same program (same tables, actions, match fields and parameters, ids and
+names), else INVALID_ARGUMENT. A config
 without a P4Info gets the compiled program's. VERIFY_AND_COMMIT starts the new program
 with a clear forwarding state. RECONCILE_AND_COMMIT keeps the forwarding state: with the
 same P4Info and device config only the cookie changes; with the same P4Info and another
@@ -55,6 +57,7 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from switch.runtime.arbitration import Arbiter, Controller, election_id
 from switch.runtime.codec import P4DataCodec
+from switch.runtime.device_config import program_bytes
 from switch.runtime.digests import DigestBatcher, now_ns
 from switch.runtime.entities import apply_update, read_entity
 from switch.runtime.errors import (
@@ -234,7 +237,7 @@ class P4RuntimeServer:
         if not config.p4_device_config:
             raise invalid_argument("the forwarding pipeline config has no device config")
         try:
-            program = self._load_config(config.p4_device_config)
+            program = self._load_config(program_bytes(config.p4_device_config))
         except Exception as e:  # noqa: BLE001 - CompileError and anything a bad blob causes
             raise invalid_argument(f"the device config is not a program the built-in switch "
                                    f"can load: {e}") from e

@@ -98,3 +98,28 @@ def test_output_into_a_pipe_that_closes_early_is_no_traceback(
     with os.fdopen(write_end, "w", buffering=1) as closed_pipe:
         monkeypatch.setattr("sys.stdout", closed_pipe)
         assert main(["topo", "show", "star,2"]) == 0
+
+
+def test_p4c_takes_the_options_of_p4c_bm2_ss_and_p4c(tmp_path: Path) -> None:
+    """The tutorials' Makefile passes --p4v 16; p4c's scripts --target and --arch; the
+    p4c driver takes -o as a directory."""
+    result = ina("p4c", "--p4v", "16", "--std", "p4-16", "--target", "bmv2", "--arch",
+                 "v1model", str(FORWARD), "-o", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "ForwardIngress.ipv4_lpm" in load_artifact(
+        (tmp_path / "ipv4_forward.json").read_text()).tables
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--p4v", "14"], "--p4v 14: only P4_16 is supported (--p4v 16); P4_14 programs are not"),
+    (["--std", "p4-14"], "--std p4-14: only P4_16 is supported"),
+    (["--arch", "psa"], "--arch psa: the only architecture is v1model"),
+    (["--target", "tofino"], "--target tofino: the only target is bmv2"),
+    (["--emit-externs"], "--emit-externs: extern types a program declares itself are not "
+                         "supported"),
+])
+def test_p4c_refuses_what_it_cannot_do(option: list[str], message: str) -> None:
+    result = ina("p4c", *option, str(FORWARD))
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"ina p4c: error: {message}")
+    assert "Traceback" not in result.stderr

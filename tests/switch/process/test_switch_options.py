@@ -64,6 +64,15 @@ def test_a_spec_seed_wins_over_seed() -> None:
     (["--no-p4", "--", "--grpc-server-addr", "h:99999"], "bad port '99999'"),
     (["--no-p4", "-i", "1@a", "--", "--cpu-port", "1"],
      "--cpu-port 1 is also given as an interface port"),
+    (["--no-p4", "--nanolog", "/tmp/x.ipc"],
+     "expected a nanomsg address such as ipc:///tmp/bm-0-log.ipc"),
+    (["--no-p4", "--debugger"], "--debugger is not supported: the built-in switch has no "
+                                "debugger"),
+    (["--no-p4", "--use-files", "0"], "--use-files is not supported: ports are Linux "
+                                      "interfaces only"),
+    (["--no-p4", "--restore-state=f"], "--restore-state is not supported"),
+    (["--no-p4", "--", "--priority-queues", "8"],
+     "--priority-queues is not supported: each port has one queue"),
 ])
 def test_bad_command_lines_say_what_is_wrong(argv: list[str], message: str) -> None:
     with pytest.raises(OptionsError) as e:
@@ -81,3 +90,18 @@ def test_grpc_addresses() -> None:
     assert parse_grpc_address("0.0.0.0:9559") == ("0.0.0.0", 9559)
     assert parse_grpc_address("[::1]:50051") == ("::1", 50051)
     assert parse_grpc_address("localhost:0") == ("localhost", 0)
+
+
+def test_the_p4lang_tutorials_command_line() -> None:
+    """As the tutorials' P4RuntimeSwitch starts simple_switch_grpc (one string, split
+    by the shell), and as their PTF scripts do."""
+    argv = ("-i 1@s1-eth1 -i 2@s1-eth2 --pcap /x/pcaps --nanolog ipc:///tmp/bm-0-log.ipc "
+            "--device-id 0 build/basic.json --log-console --thrift-port 9090 -- "
+            "--grpc-server-addr 0.0.0.0:50051 --cpu-port 255").split()
+    o = parse_switch_args(argv)
+    assert o.program == "build/basic.json" and o.device_id == 0
+    assert o.nanolog == "ipc:///tmp/bm-0-log.ipc" and o.thrift_port == 9090
+    assert o.grpc_address == "0.0.0.0:50051" and o.cpu_port == 255
+    ptf = parse_switch_args("--log-file ss-log --log-flush --dump-packet-data 10000 "
+                            "-i 0@veth0 -i 1@veth2 --no-p4".split())
+    assert ptf.log_file == "ss-log" and ptf.log_flush and ptf.ports[0] == (0, "veth0")

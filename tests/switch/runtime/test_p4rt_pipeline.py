@@ -125,6 +125,25 @@ def test_bad_configs(primary: Client, compiled) -> None:  # type: ignore[no-unty
     assert get_config(primary).config.p4info == compiled.p4info
 
 
+def test_the_device_config_wrapped_as_bmv2_takes_it(primary: Client, compiled,  # type: ignore[no-untyped-def]
+                                                     server: P4RuntimeServer) -> None:
+    """A serialized p4.tmp.P4DeviceConfig whose device_data is the program, as p4lang's
+    p4runtime_lib and BMv2's PI clients send it; Get gives it back as it came."""
+    from switch.runtime.device_config import P4DeviceConfig
+
+    wrapped = P4DeviceConfig(reassign=True, device_data=compiled.device_config)
+    wrapped.extras.kv["note"] = "ignored"
+    primary.set_pipeline(compiled.p4info, wrapped.SerializeToString())
+    assert server.switch is not None
+    assert get_config(primary).config.p4_device_config == wrapped.SerializeToString()
+    e = expect_code(Code.INVALID_ARGUMENT, primary.set_pipeline, compiled.p4info,
+                    P4DeviceConfig(reassign=True).SerializeToString())
+    assert "a p4.tmp.P4DeviceConfig without device_data" in e.details()
+    e = expect_code(Code.INVALID_ARGUMENT, primary.set_pipeline, compiled.p4info,
+                    P4DeviceConfig(device_data=b"not json").SerializeToString())
+    assert "not a compiled program: invalid JSON" in e.details()
+
+
 def test_device_id_and_role(primary: Client, compiled) -> None:  # type: ignore[no-untyped-def]
     primary.set_pipeline(compiled.p4info, compiled.device_config)
     with pytest.raises(grpc.RpcError) as info:
