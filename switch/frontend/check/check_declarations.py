@@ -132,11 +132,9 @@ def _aggregate_type(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnion
     fields: list[T.FieldType] = []
     kind = {A.HeaderDecl: "header", A.StructDecl: "struct"}.get(type(d), "header_union")
     varbits = 0
-    fields_ok = True
     for f, t in resolved:
         fields.append(T.FieldType(f.name, t))
         if is_unknown(t):
-            fields_ok = False
             continue
         base = t
         while isinstance(base, T.NewType):
@@ -154,14 +152,11 @@ def _aggregate_type(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnion
         else:
             bad = isinstance(base, NOT_IN_STRUCTS)
         if bad:
-            fields_ok = False
             chk.ctx.error(_field_pos(chk, f), f"Field {f.name} of {kind} {name} cannot have "
                           f"type {t}", len(f.name))
     agg: T.Type
     if isinstance(d, A.HeaderDecl):
         agg = T.Header(name, tuple(fields), d)
-        if fields_ok:
-            _byte_aligned(chk, d, agg)
     elif isinstance(d, A.HeaderUnionDecl):
         agg = T.HeaderUnion(name, tuple(fields), d)
     else:
@@ -181,16 +176,6 @@ def _fixed_bits_struct(t: T.Type) -> bool:
         if not (isinstance(ft, (T.Bits, T.Bool, T.SerEnum)) or _fixed_bits_struct(ft)):
             return False
     return True
-
-
-def _byte_aligned(chk: Checker, d: A.HeaderDecl, t: T.Header) -> None:
-    """BMv2 (p4c-bm2-ss) refuses a header whose fields, a varbit at its maximum width,
-    do not add up to whole bytes; so does this target, with p4c's message."""
-    width = F.size_of_type(t, maximum=True)
-    if width is not None and width % 8:
-        chk.decl_error(d, f"{t.name}: Found header with fields totaling {width} bits.  BMv2 "
-                       "target only supports headers with fields totaling a multiple of 8 "
-                       "bits.")
 
 
 def _enum(chk: Checker, d: A.EnumDecl) -> None:
