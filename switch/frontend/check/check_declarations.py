@@ -363,14 +363,36 @@ def _package(chk: Checker, d: A.Instantiation, t: T.ParserOrControl) -> None:
         chk.ctx.error(d.pos, f"{pkg.name}: wrong number of arguments: expected {expected}, got "
                       f"{n}", len(pkg.name))
         return
-    for param, arg in zip(pkg.params, d.args, strict=False):
-        if arg.name and arg.name != param.name:
-            chk.ctx.unsupported(arg.pos, "named package arguments in another order")
+    if any(arg.name for arg in d.args):
+        ordered = _by_name(chk, pkg, d.args)
+        if ordered is None:
             return
+        d.args = ordered
+    for param, arg in zip(pkg.params, d.args, strict=False):
         if arg.value is None:
             chk.ctx.error(arg.pos, f"{pkg.name}: parameter {param.name} needs an argument")
             continue
         _package_arg(chk, pkg, param, arg, env)
+
+
+def _by_name(chk: Checker, pkg: A.PackageDecl,
+             args: list[A.Argument]) -> list[A.Argument] | None:
+    """Named package arguments in the order of the package's parameters."""
+    slots: dict[str, A.Argument] = {}
+    names = [p.name for p in pkg.params]
+    for arg in args:
+        if not arg.name:
+            chk.ctx.error(arg.pos, f"{pkg.name}: positional argument after named arguments")
+            return None
+        if arg.name not in names:
+            chk.ctx.error(arg.pos, f"{pkg.name}: no parameter named {arg.name}",
+                          len(arg.name))
+            return None
+        if arg.name in slots:
+            chk.ctx.error(arg.pos, f"{pkg.name}: parameter {arg.name} bound twice")
+            return None
+        slots[arg.name] = arg
+    return [slots[n] for n in names]
 
 
 def package_type_params(chk: Checker, pkg: A.PackageDecl) -> list[TypeParam]:
