@@ -1207,9 +1207,16 @@ control Sub(inout bit<8> v)(bit<8> n) {
 """))
         assert program.tables["MyIngress.t"].default_args == [4]
 
-    def test_unsupported_constructs_are_reported(self) -> None:
-        src = ingress("", locals_="    table t { actions = { NoAction; } psa_empty = true; }\n")
-        assert diagnostics(src) == ["unsupported: table property psa_empty"]
+    def test_unknown_table_properties_are_ignored_with_a_warning(self) -> None:
+        # as p4c-bm2-ss does (its value is still checked)
+        src = ingress("t.apply();",
+                      locals_="    table t { actions = { NoAction; } psa_empty = true; }\n")
+        [w] = compile_ok(src).warnings
+        assert w.format().startswith(  # type: ignore[attr-defined]
+            "test.p4(15): [--Wwarn=ignore-prop] warning: Unknown table property: psa_empty")
+        bad = ingress("t.apply();",
+                      locals_="    table t { actions = { NoAction; } junk = meta.nope; }\n")
+        assert diagnostics(bad) == ["Field nope is not a member of structure metadata"]
 
 
 def test_instantiations_get_their_control_plane_names() -> None:
