@@ -7,22 +7,30 @@ run it. Each rule is p4c-bm2-ss's, with its message and error class:
 * a ``for (T x in ...)`` loop (``unsupported``);
 * in parser states, only assignments, ``extract``/``lookahead``/``advance``,
   ``verify``, ``assert``/``assume``/``log_msg`` and the header and stack methods
-  (``unsupported``); a value set inside a tuple keyset (``invalid``);
+  (``unsupported``); a value set inside a tuple keyset (``invalid``); a field of a
+  stack's ``next`` element (``uninitialized``);
 * in the checksum controls, only calls of ``verify_checksum`` (and ``_with_payload``)
   and ``update_checksum`` (and ``_with_payload``) respectively, which are unknown
-  anywhere else (``unsupported``, ``unknown``);
+  anywhere else (``unsupported``, ``unknown``), over fields and constants
+  (``unsupported``);
 * in the deparser, only ``emit`` and extern function calls (``unsupported``);
 * extern types and functions BMv2 does not implement: those a program declares, and the
   v1model ones p4c-bm2-ss dropped (``Checksum16``, ``clone3``, ``resubmit``,
   ``recirculate``, ``mark_to_drop()`` without ``standard_metadata``);
 * ``hash`` data that is not a struct or a list, ``log_msg`` data that is not a list;
 * a table that some path through a control applies twice, or that two places apply
-  with different statements after them (``invalid``).
+  with different statements after them (``invalid``); a table with two ``lpm`` keys, an
+  entry key that is an ``error``, or a ``bool`` for an ``lpm``/``range``/``optional``
+  key (``unsupported``);
+* and those of ``check_bmv2_pipeline`` (parser parameters, header widths, direct
+  meters), with what this walk collects.
 
 The walk follows the instantiated program, block by block with the role the package
-gives it, into the sub-parsers and sub-controls it applies, the actions its tables and
-body use, and the functions it calls, so that code p4c would drop as unused is not
-checked."""
+gives it, into the sub-parsers and sub-controls it applies, the tables it applies, the
+actions its tables and body use, and the functions it calls, so that code p4c would
+drop as unused is not checked; it judges expressions as p4c's back end sees them
+(``simplify_as_p4c``), and leaves out the branch of an ``if`` and the parser states
+that p4c's constant folding drops."""
 
 from __future__ import annotations
 
