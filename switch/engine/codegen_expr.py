@@ -277,7 +277,14 @@ class ExprMixin(FuncGenBase):
         if op in ("/", "%"):
             if t.signed:
                 raise self.unsupported(f"{op} on signed values", e)
-            return f"({a} {'//' if op == '/' else '%'} {b})"
+            pyop = "//" if op == "/" else "%"
+            if isinstance(e.right, A.IntLit) and e.right.value:
+                return f"({a} {pyop} {b})"
+            # a divisor known only at run time: p4c-bm2-ss lets one through only where
+            # it folds the operator away (0 / f(x), (x / y) * 0), so its value does not
+            # matter, but a zero divisor must not stop the packet
+            d = self.tmp("_d")
+            return f"({a} {pyop} {d} if ({d} := {b}) else 0)"
         if op == "|+|":
             if t.signed:
                 h = 1 << (w - 1)

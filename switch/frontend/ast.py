@@ -42,6 +42,7 @@ class Annotation(Node):
     body: list[Expr] = field(default_factory=list)
     kv: dict[str, Expr] = field(default_factory=dict)
     raw: str = ""  # the unparsed text between the parentheses, for unknown annotations
+    structured: bool = False  # written with brackets, ``@name[...]``
 
 
 # --------------------------------------------------------------------------- types

@@ -13,6 +13,7 @@ pass; ``CompileError`` carries every diagnostic collected so far.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -37,6 +38,7 @@ class Diagnostic:
     source_line: str = ""
     length: int = 1
     kind: str = ""  # p4c's error class, "" when p4c prints none
+    related: Diagnostic | None = None  # a second place the message names (its location)
 
     def format(self) -> str:
         where = f"{self.file}({self.line})" if self.line else self.file
@@ -44,10 +46,17 @@ class Diagnostic:
         if self.kind:
             tag = f"[--W{'error' if self.severity == 'error' else 'warn'}={self.kind}] "
         text = f"{where}: {tag}{self.severity}: {self.message}"
+        text += self._source()
+        if self.related is not None:
+            r = self.related
+            text += f"\n{r.file}({r.line})" + r._source()
+        return text
+
+    def _source(self) -> str:
         if self.source_line and self.col:
             caret = " " * (self.col - 1) + "^" * max(1, self.length)
-            text += f"\n{self.source_line.rstrip()}\n{caret}"
-        return text
+            return f"\n{self.source_line.rstrip()}\n{caret}"
+        return ""
 
 
 class CompileError(Exception):
@@ -86,16 +95,23 @@ class Diagnostics:
             kind,
         )
 
-    def error(self, pos: Pos | None, message: str, length: int = 1, kind: str = "") -> None:
+    def error(self, pos: Pos | None, message: str, length: int = 1, kind: str = "",
+              related: tuple[Pos, int] | None = None) -> None:
         """Report an error; ``kind`` is p4c's error class when the message is one of the
-        target checks p4c classifies (printed as ``[--Werror=kind]``)."""
-        self.items.append(self._make("error", pos, message, length, kind))
+        target checks p4c classifies (printed as ``[--Werror=kind]``); ``related`` a
+        second place the message names, with the length of its caret, which p4c prints
+        after the first."""
+        d = self._make("error", pos, message, length, kind)
+        if related is not None:
+            d = dataclasses.replace(d, related=self._make("error", related[0], "", related[1]))
+        self.items.append(d)
 
     def unsupported(self, pos: Pos | None, what: str, length: int = 1) -> None:
         self.error(pos, f"unsupported: {what}", length)
 
-    def warning(self, pos: Pos | None, message: str, length: int = 1) -> None:
-        self.items.append(self._make("warning", pos, message, length))
+    def warning(self, pos: Pos | None, message: str, length: int = 1, kind: str = "") -> None:
+        """Report a warning; ``kind`` is p4c's warning class (``[--Wwarn=kind]``)."""
+        self.items.append(self._make("warning", pos, message, length, kind))
 
     @property
     def errors(self) -> list[Diagnostic]:

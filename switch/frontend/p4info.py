@@ -23,7 +23,6 @@ it also works on a Program whose ids were never assigned.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from switch.frontend import ast as A
 from switch.frontend import p4info_ids as ids
 from switch.frontend import types as T
 from switch.frontend.check.instantiate import folded_value
+from switch.frontend.check.walk_expressions import calls_in, child_fields, walk_syntax
 from switch.frontend.diagnostics import Diagnostics
 from switch.frontend.p4info_ids import IdError, SymbolTable
 from switch.frontend.program import (
@@ -221,6 +221,18 @@ def p4info_text(program: Program) -> str:
 # -------------------------------------------------------------------------- helpers
 
 
+def _flat_fields(fields: Iterable[A.Field], prefix: str = "") -> Iterator[tuple[str, A.Field]]:
+    """A header's fields with those of its struct fields in their place, each with the
+    path to it (p4c's mid end flattens such a header, ``s b`` into ``b.x``, before it
+    writes the P4Info)."""
+    for f in fields:
+        t = f.type_ref.resolved
+        if isinstance(t, T.Struct) and isinstance(t.decl, A.StructDecl):
+            yield from _flat_fields(t.decl.fields, f"{prefix}{f.name}.")
+        else:
+            yield prefix, f
+
+
 def _annotation(annos: Iterable[A.Annotation], name: str) -> A.Annotation | None:
     for a in annos:
         if a.name == name:
@@ -285,9 +297,6 @@ def _expr_text(e: A.Expr) -> str:
 
 def _annotation_text(a: A.Annotation) -> str:
     """An annotation as p4c's ToP4 prints it into P4Info ``annotations``."""
-    if a.kv:
-        inner = ", ".join(f"{k}={_expr_text(v)}" for k, v in a.kv.items())
-        return f"@{a.name}[{inner}]"
     if a.name in _PARSED_ANNOTATIONS:
         if a.body:
             return f"@{a.name}(" + ", ".join(_expr_text(e) for e in a.body) + ")"
@@ -298,9 +307,42 @@ def _annotation_text(a: A.Annotation) -> str:
     return f"@{a.name}(" + " ".join(tokens) + ")" if tokens else f"@{a.name}"
 
 
-def _annotation_texts(annos: Iterable[A.Annotation], skip: Iterable[str] = ()) -> list[str]:
+def _add_annotations(message: object, annos: Iterable[A.Annotation],
+                     skip: Iterable[str] = ()) -> None:
+    """A P4Info message's ``annotations`` (those p4c lists, as it prints them) and
+    ``structured_annotations`` (every ``@name[...]``, its values as p4c serializes
+    them)."""
     skipped = _NOT_LISTED | set(skip)
-    return [_annotation_text(a) for a in annos if a.name not in skipped]
+    for a in annos:
+        if a.structured:
+            _structured_annotation(message.structured_annotations.add(), a)  # type: ignore[attr-defined]
+        elif a.name not in skipped:
+            message.annotations.append(_annotation_text(a))  # type: ignore[attr-defined]
+
+
+def _structured_annotation(msg: p4types_pb2.StructuredAnnotation, a: A.Annotation) -> None:
+    msg.name = a.name
+    if a.kv:
+        for key, value in a.kv.items():
+            pair = msg.kv_pair_list.kv_pairs.add()
+            pair.key = key
+            _structured_value(pair.value, value)
+    else:
+        msg.expression_list.SetInParent()
+        for value in a.body:
+            _structured_value(msg.expression_list.expressions.add(), value)
+
+
+def _structured_value(msg: p4types_pb2.Expression, e: A.Expr) -> None:
+    """A literal of a structured annotation (p4c's type checker allows nothing else)."""
+    if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.expr, A.IntLit):
+        msg.int64_value = -e.expr.value
+    elif isinstance(e, A.IntLit):
+        msg.int64_value = e.value
+    elif isinstance(e, A.BoolLit):
+        msg.bool_value = e.value
+    elif isinstance(e, A.StringLit):
+        msg.string_value = e.value
 
 
 def _set_doc(message: object, annos: Iterable[A.Annotation]) -> None:
@@ -332,7 +374,7 @@ def _set_preamble(
     preamble.id = id_
     preamble.name = name
     preamble.alias = alias
-    preamble.annotations.extend(_annotation_texts(annos, skip))
+    _add_annotations(preamble, annos, skip)
     _set_doc(preamble, annos)
 
 
@@ -377,52 +419,21 @@ def _value_bytes(value: int, width: int) -> bytes:
 
 # --------------------------------------------------------------------- AST walking
 
-_SKIPPED_FIELDS = frozenset({"pos", "type", "decl", "resolved", "target", "action",
-                             "resolved_args", "fqn", "annotations"})
-_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(cls: type) -> tuple[str, ...]:
-    names = _FIELD_CACHE.get(cls)
-    if names is None:
-        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _SKIPPED_FIELDS)
-        _FIELD_CACHE[cls] = names
-    return names
-
-
-def _walk(node: object) -> Iterator[A.Node]:
-    """Every syntax node under ``node`` (itself included), in source order. References
-    that the checker filled in (declarations, types, call targets) are not followed."""
-    if isinstance(node, A.Node):
-        yield node
-        for name in _child_fields(type(node)):
-            yield from _walk(getattr(node, name, None))
-    elif isinstance(node, (list, tuple)):
-        for item in node:
-            yield from _walk(item)
-
-
-def _calls(node: object) -> Iterator[A.Call]:
-    for n in _walk(node):
-        if isinstance(n, A.Call):
-            yield n
-
-
 def _live_walk(node: object, block: BlockInstance) -> Iterator[A.Node]:
-    """``_walk`` without the branches of an ``if`` whose condition the block's
+    """``walk_syntax`` without the branches of an ``if`` whose condition the block's
     constructor arguments decide (p4c folds them away, with the tables only they
     apply)."""
     if isinstance(node, A.If):
         taken = folded_value(node.cond, block)
         if isinstance(taken, bool):
             yield node
-            yield from _walk(node.cond)
+            yield from walk_syntax(node.cond)
             branch = node.then if taken else node.other
             yield from _live_walk(branch, block)
             return
     if isinstance(node, A.Node):
         yield node
-        for name in _child_fields(type(node)):
+        for name in child_fields(type(node)):
             yield from _live_walk(getattr(node, name, None), block)
     elif isinstance(node, (list, tuple)):
         for item in node:
@@ -867,12 +878,16 @@ class _Analyzer:
                 if t is not None:
                     tables[(id(d), id(b))] = t
         body_calls = list(self._body_calls(block))
-        for call, where in body_calls:
+        applies = [(call, where) for call, where in body_calls]
+        while applies:  # a table applied in the key of an applied table is applied too
+            call, where = applies.pop()
             target = call.target
             if isinstance(target, A.CallTableApply):
                 key = (id(target.table), id(where))
-                if key in tables:
+                if key in tables and key not in used_tables:
                     used_tables.add(key)
+                    keys = [k.expr for k in target.table.keys]
+                    applies += [(c, where) for c in calls_in(keys)]
         table_uses: dict[tuple[int, int], list[_Action]] = {}
         for d, b in flat:
             key = (id(d), id(b))
@@ -943,7 +958,7 @@ class _Analyzer:
                        depth: int = 0) -> Iterator[A.Call]:
         """The calls in an action's body, a called action's calls in place of its call."""
         ctx = action.inst.block if action.inst is not None and action.inst.block else where
-        for call in _calls(action.decl.body):
+        for call in calls_in(action.decl.body):
             if isinstance(call.target, A.CallAction) and depth < 32:
                 yield from self._inlined_calls(self._action(call.target.action, ctx), ctx,
                                                depth + 1)
@@ -955,7 +970,7 @@ class _Analyzer:
         referenced: set[int] = set()
         blocks = {id(b): b for _, b in flat} | {id(block): block}
         for b in blocks.values():
-            for n in _walk(self._body(b)):
+            for n in walk_syntax(self._body(b)):
                 if isinstance(n, A.Name) and isinstance(n.decl, A.ValueSetDecl):
                     referenced.add(id(n.decl))
         for d, b in flat:
@@ -1213,8 +1228,7 @@ class _TypeSpecs:
                 underlying = underlying.underlying
             decl = self._newtype_decls.get(name)
             if decl is not None:
-                spec.annotations.extend(
-                    _annotation_texts(decl.annotations, skip=("p4runtime_translation",)))
+                _add_annotations(spec, decl.annotations, skip=("p4runtime_translation",))
             tr = self.translation(t)
             if tr is not None:
                 spec.translated_type.uri = tr[0]
@@ -1282,7 +1296,7 @@ class _Builder:
             for k, v in pairs.items():
                 if k in ("name", "version", "organization", "contact", "url", "arch"):
                     setattr(pkg, k, v)
-        pkg.annotations.extend(_annotation_texts(main.annotations, skip=("pkginfo",)))
+        _add_annotations(pkg, main.annotations, skip=("pkginfo",))
         _set_doc(pkg, main.annotations)
 
     # -- actions
@@ -1307,7 +1321,7 @@ class _Builder:
             pm = msg.params.add()
             pm.id = fid
             pm.name = _cp_name(p.name, p.annotations)
-            pm.annotations.extend(_annotation_texts(p.annotations))
+            _add_annotations(pm, p.annotations)
             _set_doc(pm, p.annotations)
             if t is not None and not isinstance(t, T.Enum):
                 w = self.types.width(t)
@@ -1338,7 +1352,7 @@ class _Builder:
             mf.id = fid
             mf.name = key.name
             annos = list(key.element.annotations)
-            mf.annotations.extend(_annotation_texts(annos))
+            _add_annotations(mf, annos)
             _set_doc(mf, annos)
             key_type = key.element.expr.type
             if key_type is not None and (isinstance(key_type, T.Error)
@@ -1357,7 +1371,7 @@ class _Builder:
         for ref in rec.refs:
             ar = msg.action_refs.add()
             ar.id = self.symbols.id(ids.ACTION, ref.action.fqn)
-            ar.annotations.extend(_annotation_texts(ref.annotations))
+            _add_annotations(ar, ref.annotations)
             names = {a.name for a in ref.annotations}
             if "tableonly" in names:
                 ar.scope = p4info_pb2.ActionRef.TABLE_ONLY
@@ -1524,7 +1538,7 @@ class _Builder:
                     m.match_type = _MATCH_TYPES[kind]
                 else:
                     m.other_match_type = kind
-                m.annotations.extend(_annotation_texts(fannos, skip=("match",)))
+                _add_annotations(m, fannos, skip=("match",))
                 _set_doc(m, fannos)
         elif isinstance(et, T.SerEnum):
             for i, (member, _) in enumerate(et.members, start=1):
@@ -1544,16 +1558,16 @@ class _Builder:
         msg = self.p4info.controller_packet_metadata.add()
         _set_preamble(msg.preamble, self.symbols.id(ids.CONTROLLER_HEADER, h.name), h.kind,
                       h.kind, h.decl.annotations)
-        fields = list(h.decl.fields)
-        field_ids = _field_ids([list(f.annotations) for f in fields], self._report,
-                               [f.pos for f in fields])
-        for f, fid in zip(fields, field_ids, strict=True):
+        fields = list(_flat_fields(h.decl.fields))
+        field_ids = _field_ids([list(f.annotations) for _, f in fields], self._report,
+                               [f.pos for _, f in fields])
+        for (prefix, f), fid in zip(fields, field_ids, strict=True):
             if _annotation(f.annotations, "hidden") is not None:
                 continue
             md = msg.metadata.add()
             md.id = fid
-            md.name = _cp_name(f.name, f.annotations)
-            md.annotations.extend(_annotation_texts(f.annotations))
+            md.name = prefix + _cp_name(f.name, f.annotations)
+            _add_annotations(md, f.annotations)
             t = f.type_ref.resolved
             if t is not None:
                 md.bitwidth = self.types.width(t) or 0

@@ -858,7 +858,7 @@ class _Builder:
         return ann
 
     def annotation_list(self, c: list[Any]) -> A.Annotation:
-        return A.Annotation(_pos(c[0]), _str(c[1]), body=list(c[2] or []))
+        return A.Annotation(_pos(c[0]), _str(c[1]), body=list(c[2] or []), structured=True)
 
     def annotation_kv(self, c: list[Any]) -> A.Annotation:
         kv: dict[str, A.Expr] = {}
@@ -866,7 +866,7 @@ class _Builder:
             if _str(key) in kv:
                 self.diags.error(_pos(key), f"{key}: duplicate annotation key", len(key))
             kv[_str(key)] = value
-        return A.Annotation(_pos(c[0]), _str(c[1]), kv=kv)
+        return A.Annotation(_pos(c[0]), _str(c[1]), kv=kv, structured=True)
 
     def _annotation_body(self, ann: A.Annotation, body: Token) -> None:
         """Parse the tokens of ``@name(...)`` as expressions when they are some; a known
@@ -1151,7 +1151,7 @@ class _Builder:
     def parser_decl(self, c: list[Any]) -> A.ParserDecl:
         h: _BlockHeader = c[0]
         locals_ = [x for x in c[2:] if not isinstance(x, A.ParserState)]
-        locals_ = self._take_direct_instances() + locals_
+        locals_ = locals_ + self._take_direct_instances()
         states = [x for x in c[2:] if isinstance(x, A.ParserState)]
         return A.ParserDecl(h.pos, h.name, h.type_params, h.params, list(c[1] or []),
                             locals_, states, annotations=h.annotations)
@@ -1199,7 +1199,7 @@ class _Builder:
 
     def control_decl(self, c: list[Any]) -> A.ControlDecl:
         h: _BlockHeader = c[0]
-        locals_ = self._take_direct_instances() + [x for x in c[2:-2]]
+        locals_ = [x for x in c[2:-2]] + self._take_direct_instances()
         return A.ControlDecl(h.pos, h.name, h.type_params, h.params, list(c[1] or []),
                              locals_, c[-1], annotations=h.annotations)
 
@@ -1357,6 +1357,9 @@ class _Builder:
         return A.CallStmt(pos, call)
 
     def _take_direct_instances(self) -> list[A.Instantiation]:
+        """The instances of the block's direct applications, which go after its own
+        local declarations, as p4c puts them (its P4Info lists their tables and
+        externs after the block's own)."""
         assert self.ctx is not None
         taken = list(self.ctx.direct_instances)
         self.ctx.direct_instances.clear()

@@ -215,6 +215,7 @@ class _Line:
 _SCAN_RE = re.compile(r'["/\\\n]')
 _SPLICE_RE = re.compile(r"\\[ \t]*\n")  # cpp also accepts blanks before the newline
 _STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_STRING_END_RE = re.compile(r'(?:[^"\\\n]|\\.)*"')
 
 
 def _normalize(text: str) -> str:
@@ -245,9 +246,20 @@ def _split_lines(text: str, fname: str) -> list[_Line]:
     first = phys = 1
     line_pos = 0
     from_comment = False
+    in_string = False  # inside a string literal that goes on over lines
     i, n = 0, len(text)
     search = _SCAN_RE.search
     while i < n:
+        if in_string and text[i] != "\n":
+            # the rest of a string literal is kept as it is, '//' and '/*' included
+            # (p4c runs cpp with -C, which keeps comments, and its lexer reads the string)
+            em = _STRING_END_RE.match(text, i)
+            k = em.end() if em is not None else text.find("\n", i)
+            k = n if k < 0 else k
+            in_string = em is None
+            buf.append(text[i:k])
+            i = k
+            continue
         m = search(text, i)
         if m is None:
             buf.append(text[i:])
@@ -282,6 +294,7 @@ def _split_lines(text: str, fname: str) -> list[_Line]:
                 k = n if k < 0 else k
                 buf.append(text[j:k])
                 i = k
+                in_string = True
         elif text.startswith("/", j + 1):
             k = j
             while True:  # a line comment continues over spliced lines

@@ -7,22 +7,30 @@ run it. Each rule is p4c-bm2-ss's, with its message and error class:
 * a ``for (T x in ...)`` loop (``unsupported``);
 * in parser states, only assignments, ``extract``/``lookahead``/``advance``,
   ``verify``, ``assert``/``assume``/``log_msg`` and the header and stack methods
-  (``unsupported``); a value set inside a tuple keyset (``invalid``);
+  (``unsupported``); a value set inside a tuple keyset (``invalid``); a field of a
+  stack's ``next`` element (``uninitialized``);
 * in the checksum controls, only calls of ``verify_checksum`` (and ``_with_payload``)
   and ``update_checksum`` (and ``_with_payload``) respectively, which are unknown
-  anywhere else (``unsupported``, ``unknown``);
+  anywhere else (``unsupported``, ``unknown``), over fields and constants
+  (``unsupported``);
 * in the deparser, only ``emit`` and extern function calls (``unsupported``);
 * extern types and functions BMv2 does not implement: those a program declares, and the
   v1model ones p4c-bm2-ss dropped (``Checksum16``, ``clone3``, ``resubmit``,
   ``recirculate``, ``mark_to_drop()`` without ``standard_metadata``);
 * ``hash`` data that is not a struct or a list, ``log_msg`` data that is not a list;
 * a table that some path through a control applies twice, or that two places apply
-  with different statements after them (``invalid``).
+  with different statements after them (``invalid``); a table with two ``lpm`` keys, an
+  entry key that is an ``error``, or a ``bool`` for an ``lpm``/``range``/``optional``
+  key (``unsupported``);
+* and those of ``check_bmv2_pipeline`` (parser parameters, header widths, direct
+  meters), with what this walk collects.
 
 The walk follows the instantiated program, block by block with the role the package
-gives it, into the sub-parsers and sub-controls it applies, the actions its tables and
-body use, and the functions it calls, so that code p4c would drop as unused is not
-checked."""
+gives it, into the sub-parsers and sub-controls it applies, the tables it applies, the
+actions its tables and body use, and the functions it calls, so that code p4c would
+drop as unused is not checked; it judges expressions as p4c's back end sees them
+(``simplify_as_p4c``), and leaves out the branch of an ``if`` and the parser states
+that p4c's constant folding drops."""
 
 from __future__ import annotations
 
@@ -31,9 +39,23 @@ from collections.abc import Callable, Sequence
 
 from switch.frontend import ast as A
 from switch.frontend import types as T
+from switch.frontend.check.check_bmv2_pipeline import (
+    direct_meters,
+    header_widths,
+    parser_parameters,
+)
 from switch.frontend.check.context import Context
 from switch.frontend.check.print_expressions import expr_text, type_ref_text
-from switch.frontend.check.walk_expressions import subexpressions, walk_expression
+from switch.frontend.check.simplify_as_p4c import (
+    ZeroDivisor,
+    constant_bool,
+    live_branches,
+    live_calls,
+    operators,
+    select_targets,
+    simplify,
+)
+from switch.frontend.check.walk_expressions import calls_in, subexpressions, walk_expression
 from switch.frontend.diagnostics import Diagnostics
 from switch.frontend.program import BlockInstance, Program
 
@@ -60,6 +82,9 @@ CHECKSUM_FUNCTIONS = {
 PARSER_FUNCTIONS = frozenset({"verify", "assert", "assume", "log_msg"})
 PARSER_METHODS = frozenset({"extract", "lookahead", "advance"})
 PARSER_BUILTINS = frozenset({"setValid", "setInvalid", "push_front", "pop_front"})
+# How p4c-bm2-ss names each match kind in its messages about entries.
+ENTRY_KEY_KINDS = {"exact": "exact", "ternary": "ternary", "lpm": "LPM", "range": "range",
+                   "optional": "optional"}
 
 
 def check_bmv2_limits(program: Program, diags: Diagnostics) -> None:
@@ -74,6 +99,9 @@ class _Walk:
         self.role = "control"
         self.block: BlockInstance | None = None
         self.reported: set[tuple[object, str]] = set()
+        self.storage: list[T.Type] = []  # the types of the program's variables
+        self.meter_reads: dict[str, list[A.Expr]] = {}  # direct meter -> read destinations
+        self.applied: set[str] = set()  # the tables the program applies
         self.visited: set[tuple[int, str]] = set()  # (id(decl), role) of walked callees
         self.statement_rules: dict[str, Callable[[A.Stmt], str | None]] = {
             "parser": self._parser_statement,
@@ -99,22 +127,29 @@ class _Walk:
         for key, block in self.program.pipeline.items():
             self.role = ROLES.get(key, "control")
             self._block(block)
+        parser_parameters(self.ctx, self.program)
+        header_widths(self.ctx, self.storage)
+        direct_meters(self.ctx, self.program, self.meter_reads, self.applied)
 
     def _block(self, block: BlockInstance) -> None:
         saved, self.block = self.block, block
         try:
             decl = block.decl
+            self._variables(decl.params)
             for local in decl.locals:
                 if isinstance(local, A.Instantiation):
                     self._instance(local)
+                elif isinstance(local, A.VarDecl):
+                    self._variables([local])
             if isinstance(decl, A.ParserDecl):
-                for state in decl.states:
+                for state in _reachable_states(decl):
                     self._statements(state.stmts)
                     if isinstance(state.transition, A.Select):
                         self._select(state.transition)
             else:
+                applied = _applied_tables(decl)
                 for local in decl.locals:
-                    if isinstance(local, A.TableDecl):
+                    if isinstance(local, A.TableDecl) and id(local) in applied:
                         self._table(local)
                 self._statement(decl.body)
                 _TableApplies(self, block).run()
@@ -128,13 +163,37 @@ class _Walk:
                        len(type_ref_text(d.type_ref)), "unknown")
 
     def _table(self, t: A.TableDecl) -> None:
+        fqn = self._fqn(t)
+        lpm = [k for k in t.keys if k.match_kind == "lpm"]
+        if len(lpm) > 1:
+            self.error(self.ctx.name_pos(t), f"multiple LPM keys in table {fqn} not "
+                       "supported", len(t.name), "unsupported")
         for k in t.keys:
             self._expr(k.expr)
+        for entry in t.entries:
+            for k, value in zip(t.keys, entry.keys, strict=False):
+                self._entry_key(k.match_kind, value)
         refs = [*t.actions, *([t.default_action] if t.default_action else []),
                 *(e.action for e in t.entries)]
         for ref in refs:
             if ref.action is not None:
                 self._callee(ref.action, ref.action.body)
+
+    def _fqn(self, decl: A.Declaration) -> str:
+        """The P4Info name of a table or extern instance of the current block."""
+        block = self.block.fqn if self.block is not None else ""
+        return self.program.instance_names.get((id(decl), block), decl.name)
+
+    def _entry_key(self, match_kind: str, value: A.Expr) -> None:
+        """BMv2's JSON holds an entry's key values as numbers: an error (``error.X``) is
+        none, and neither is a bool where it takes a prefix or a range."""
+        if isinstance(value.type, T.Error) or (
+                isinstance(value, A.BoolLit) and match_kind in ("lpm", "range", "optional")):
+            kind = ENTRY_KEY_KINDS.get(match_kind, match_kind)
+            text = expr_text(value)
+            sep = " " if match_kind == "range" else ": "  # p4c's own wording
+            self.error_at(value, f"{text}{sep}unsupported {kind} key expression",
+                          "unsupported")
 
     def _select(self, s: A.Select) -> None:
         for e in s.exprs:
@@ -152,7 +211,14 @@ class _Walk:
         key = (id(decl), self.role)
         if key not in self.visited:
             self.visited.add(key)
+            self._variables(decl.params)
             self._statement(body)
+
+    def _variables(self, decls: Sequence[A.Param | A.VarDecl]) -> None:
+        for d in decls:
+            t = d.type_ref.resolved
+            if t is not None:
+                self.storage.append(t)
 
     # ------------------------------------------------------------ statements
 
@@ -176,9 +242,8 @@ class _Walk:
             self._call(s.call, statement=True)
         elif isinstance(s, A.If):
             self._expr(s.cond)
-            self._statement(s.then)
-            if s.other is not None:
-                self._statement(s.other)
+            for branch in live_branches(s):
+                self._statement(branch)
         elif isinstance(s, A.Switch):
             self._expr(s.expr)
             for case in s.cases:
@@ -196,8 +261,10 @@ class _Walk:
             self._expr(s.value)
         elif isinstance(s, A.DeclStmt):
             d = s.decl
-            if isinstance(d, A.VarDecl) and d.init is not None:
-                self._expr(d.init)
+            if isinstance(d, A.VarDecl):
+                self._variables([d])
+                if d.init is not None:
+                    self._expr(d.init)
             elif isinstance(d, A.Instantiation):
                 self._instance(d)
 
@@ -244,11 +311,26 @@ class _Walk:
     # ----------------------------------------------------------- expressions
 
     def _expr(self, e: A.Expr) -> None:
-        for x in walk_expression(e):
-            if isinstance(x, A.Binary):
-                self._binary(x)
-            elif isinstance(x, A.Call):
-                self._call(x, statement=False, operands=False)
+        """Every call in ``e`` runs (its arguments are expressions of their own); the
+        operators are judged as p4c leaves them (``simplify_as_p4c``)."""
+        for call in live_calls(e):
+            self._call(call, statement=False)
+        try:
+            simplified = simplify(e)
+        except ZeroDivisor as z:
+            what = "Division" if z.expr.op == "/" else "Modulo"
+            self.error_at(z.expr, f"{expr_text(z.expr)}: {what} by zero", "expr")
+            return
+        for part in (simplified.expr, *simplified.saved):
+            for x in operators(part):
+                if isinstance(x, A.Binary):
+                    self._binary(x)
+                elif (isinstance(x, A.Member) and isinstance(x.expr, A.Member)
+                      and x.expr.name == "next" and isinstance(x.expr.expr.type, T.Stack)
+                      and isinstance(x.expr.type, T.Header)):
+                    # BMv2 takes a stack's next header only as a whole (to extract it)
+                    self.error_at(x.expr, f"{expr_text(x.expr)} uninitialized: next field "
+                                  "read", "uninitialized")
 
     def _binary(self, e: A.Binary) -> None:
         if e.op in ("<<", ">>"):
@@ -267,14 +349,21 @@ class _Walk:
                 self.error_at(e, f"{expr_text(e)}: could not evaluate expression at "
                               "compilation time", "invalid")
 
-    def _call(self, call: A.Call, statement: bool, operands: bool = True) -> None:
+    def _call(self, call: A.Call, statement: bool) -> None:
         target = call.target
         if isinstance(target, A.CallExternFunction):
             self._extern_function(call, target.function.name, statement)
-        elif isinstance(target, A.CallExternMethod) and self.role == "parser":
-            if target.extern != "packet_in":
+        elif isinstance(target, A.CallExternMethod):
+            if self.role == "parser" and target.extern != "packet_in":
                 self.error_at(call, f"{expr_text(call)}: not supported in parser on this "
                               "target", "unsupported")
+            elif (target.extern == "direct_meter" and target.method == "read"
+                  and isinstance(target.receiver, A.Name) and call.resolved_args
+                  and call.resolved_args[0] is not None):
+                meter = self._fqn(target.receiver.decl)  # type: ignore[arg-type]
+                self.meter_reads.setdefault(meter, []).append(call.resolved_args[0])
+        elif isinstance(target, A.CallTableApply):
+            self.applied.add(self._fqn(target.table))
         elif isinstance(target, A.CallAction):
             self._callee(target.action, target.action.body)
         elif isinstance(target, A.CallFunction):
@@ -283,15 +372,34 @@ class _Walk:
             child = self.block.children.get(target.instance.name)
             if child is not None:
                 self._block(child)
-        if operands:
-            for x in subexpressions(call):
-                self._expr(x)
+        callee = call.callee  # a method's receiver; the method is no value
+        self._expr(callee.expr if isinstance(callee, A.Member) else callee)
+        for a in call.args:
+            if a.value is not None:
+                self._expr(a.value)
+
+    def _checksum_data(self, data: A.Expr, function: str) -> None:
+        """BMv2 computes a checksum over fields and constants: p4c-bm2-ss refuses any
+        other operand in the data (once folded), at the outermost one."""
+        try:
+            todo = [simplify(data).expr]
+        except ZeroDivisor:
+            return  # reported with the expression
+        while todo:
+            x = todo.pop(0)
+            if isinstance(x, (A.ListExpr, A.StructExpr, A.Member, A.Index)):
+                todo += subexpressions(x)
+            elif not isinstance(x, (A.Name, A.IntLit, A.EnumValue)):
+                self.error_at(x, f"{expr_text(x)}: Computations are not supported in "
+                              f"{function}", "unsupported")
 
     def _extern_function(self, call: A.Call, name: str, statement: bool) -> None:
         checksum = {n: role for role, names in CHECKSUM_FUNCTIONS.items() for n in names}
         if name in checksum:
             if checksum[name] != self.role:
                 self.error_at(call.callee, f"{name}: unknown extern function", "unknown")
+            elif len(call.resolved_args) > 1 and call.resolved_args[1] is not None:
+                self._checksum_data(call.resolved_args[1], CHECKSUM_FUNCTIONS[self.role][0])
             return
         if name not in KNOWN_FUNCTIONS:
             if statement:
@@ -313,6 +421,40 @@ class _Walk:
             if not isinstance(data, (A.ListExpr, A.StructExpr)):
                 self.error_at(call, f"{expr_text(call)}: Second argument must be a list "
                               f"expression: {expr_text(data)}", "target-error")
+
+
+def _applied_tables(decl: A.ControlDecl) -> set[int]:
+    """The tables of a control its body applies, and those applied in the keys of
+    those (p4c drops the others before its back end sees them)."""
+    tables = {id(t): t for t in decl.locals if isinstance(t, A.TableDecl)}
+    applied: set[int] = set()
+    todo = list(calls_in(decl.body))
+    while todo:
+        target = todo.pop().target
+        if isinstance(target, A.CallTableApply) and id(target.table) in tables:
+            if id(target.table) not in applied:
+                applied.add(id(target.table))
+                todo += calls_in([k.expr for k in target.table.keys])
+    return applied
+
+
+def _reachable_states(decl: A.ParserDecl) -> list[A.ParserState]:
+    """The states a packet can reach from ``start``, in declaration order (p4c drops
+    the others, and the cases of a constant ``select`` that cannot match)."""
+    states = {s.name: s for s in decl.states}
+    seen = {"start"}
+    todo = ["start"]
+    while todo:
+        state = states.get(todo.pop())
+        if state is None:
+            continue
+        t = state.transition
+        targets = select_targets(t) if isinstance(t, A.Select) else [t] if t else []
+        for name in targets:
+            if name not in seen:
+                seen.add(name)
+                todo.append(name)
+    return [s for s in decl.states if s.name in seen]
 
 
 _END = "end"  # the end of the control, where a return goes too
@@ -350,6 +492,10 @@ class _TableApplies:
         there, after ``exit`` or ``return``); ``cont`` is the node that follows ``s``."""
         if before is None:
             return None
+        kept = _kept(s)
+        if kept is None:
+            return before
+        s = kept
         if isinstance(s, A.Block):
             out: frozenset[str] | None = before
             for i, x in enumerate(s.stmts):
@@ -413,7 +559,7 @@ def _next_node(stmts: Sequence[A.Stmt | None], cont: object) -> object:
     """The node the first of ``stmts`` that makes one starts with (``cont`` if none
     does): statements that declare or do nothing make no node, a return goes to the
     end of the control."""
-    for s in stmts:
+    for s in map(_kept, stmts):
         if s is None or isinstance(s, A.Empty):
             continue
         if isinstance(s, A.DeclStmt) and not (isinstance(s.decl, A.VarDecl) and s.decl.init):
@@ -426,6 +572,17 @@ def _next_node(stmts: Sequence[A.Stmt | None], cont: object) -> object:
             return _END
         return id(s)
     return cont
+
+
+def _kept(s: A.Stmt | None) -> A.Stmt | None:
+    """What p4c keeps of a statement: the branch an ``if`` whose condition folds to a
+    constant takes (None for none)."""
+    while isinstance(s, A.If):
+        cond = constant_bool(s.cond)
+        if cond is None:
+            return s
+        s = s.then if cond else s.other
+    return s
 
 
 def _join(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:

@@ -132,11 +132,9 @@ def _aggregate_type(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnion
     fields: list[T.FieldType] = []
     kind = {A.HeaderDecl: "header", A.StructDecl: "struct"}.get(type(d), "header_union")
     varbits = 0
-    fields_ok = True
     for f, t in resolved:
         fields.append(T.FieldType(f.name, t))
         if is_unknown(t):
-            fields_ok = False
             continue
         base = t
         while isinstance(base, T.NewType):
@@ -154,14 +152,11 @@ def _aggregate_type(chk: Checker, d: A.HeaderDecl | A.StructDecl | A.HeaderUnion
         else:
             bad = isinstance(base, NOT_IN_STRUCTS)
         if bad:
-            fields_ok = False
             chk.ctx.error(_field_pos(chk, f), f"Field {f.name} of {kind} {name} cannot have "
                           f"type {t}", len(f.name))
     agg: T.Type
     if isinstance(d, A.HeaderDecl):
         agg = T.Header(name, tuple(fields), d)
-        if fields_ok:
-            _byte_aligned(chk, d, agg)
     elif isinstance(d, A.HeaderUnionDecl):
         agg = T.HeaderUnion(name, tuple(fields), d)
     else:
@@ -181,16 +176,6 @@ def _fixed_bits_struct(t: T.Type) -> bool:
         if not (isinstance(ft, (T.Bits, T.Bool, T.SerEnum)) or _fixed_bits_struct(ft)):
             return False
     return True
-
-
-def _byte_aligned(chk: Checker, d: A.HeaderDecl, t: T.Header) -> None:
-    """BMv2 (p4c-bm2-ss) refuses a header whose fields, a varbit at its maximum width,
-    do not add up to whole bytes; so does this target, with p4c's message."""
-    width = F.size_of_type(t, maximum=True)
-    if width is not None and width % 8:
-        chk.decl_error(d, f"{t.name}: Found header with fields totaling {width} bits.  BMv2 "
-                       "target only supports headers with fields totaling a multiple of 8 "
-                       "bits.")
 
 
 def _enum(chk: Checker, d: A.EnumDecl) -> None:
@@ -378,14 +363,36 @@ def _package(chk: Checker, d: A.Instantiation, t: T.ParserOrControl) -> None:
         chk.ctx.error(d.pos, f"{pkg.name}: wrong number of arguments: expected {expected}, got "
                       f"{n}", len(pkg.name))
         return
-    for param, arg in zip(pkg.params, d.args, strict=False):
-        if arg.name and arg.name != param.name:
-            chk.ctx.unsupported(arg.pos, "named package arguments in another order")
+    if any(arg.name for arg in d.args):
+        ordered = _by_name(chk, pkg, d.args)
+        if ordered is None:
             return
+        d.args = ordered
+    for param, arg in zip(pkg.params, d.args, strict=False):
         if arg.value is None:
             chk.ctx.error(arg.pos, f"{pkg.name}: parameter {param.name} needs an argument")
             continue
         _package_arg(chk, pkg, param, arg, env)
+
+
+def _by_name(chk: Checker, pkg: A.PackageDecl,
+             args: list[A.Argument]) -> list[A.Argument] | None:
+    """Named package arguments in the order of the package's parameters."""
+    slots: dict[str, A.Argument] = {}
+    names = [p.name for p in pkg.params]
+    for arg in args:
+        if not arg.name:
+            chk.ctx.error(arg.pos, f"{pkg.name}: positional argument after named arguments")
+            return None
+        if arg.name not in names:
+            chk.ctx.error(arg.pos, f"{pkg.name}: no parameter named {arg.name}",
+                          len(arg.name))
+            return None
+        if arg.name in slots:
+            chk.ctx.error(arg.pos, f"{pkg.name}: parameter {arg.name} bound twice")
+            return None
+        slots[arg.name] = arg
+    return [slots[n] for n in names]
 
 
 def package_type_params(chk: Checker, pkg: A.PackageDecl) -> list[TypeParam]:

@@ -829,11 +829,14 @@ def coerce(
     e: A.Expr,
     target: T.Type,
     message: Callable[[A.Expr, T.Type, T.Type], str] | None = None,
+    assigned: bool = False,
 ) -> A.Expr:
     """``e`` converted implicitly to ``target``: untyped constants get the type,
     initializer lists and named initializers become struct/header/tuple values,
     serializable enums are read as their underlying type. Anything else must already
-    have the target type."""
+    have the target type. ``assigned``: ``e`` is assigned, initializes or is returned
+    (not an argument), where p4c also gives an untyped constant a type made with
+    ``type`` (``port_t p = 0;``)."""
     src = e.type
     if is_unknown(src, target) or isinstance(target, TypeVar):
         return e
@@ -845,6 +848,12 @@ def coerce(
             return literal_to(chk, e, target)
         if isinstance(target, T.InfInt):
             return e
+        if assigned and isinstance(target, T.NewType) and isinstance(target.underlying,
+                                                                      T.Bits):
+            typed = literal_to(chk, e, target.underlying)
+            ref = A.NamedTypeRef(e.pos, target.name)
+            ref.resolved = target
+            return fold_cast(chk, A.Cast(e.pos, ref, typed), typed, target)
     if isinstance(src, T.SerEnum) and target == src.underlying:
         return to_underlying(e)
     if isinstance(e, A.Dots):

@@ -33,9 +33,12 @@ def keyset_element(
             chk.error_at(e, f"{chk.text(e)}: a value_set can only be used in a select")
             return unknown(e)
         if not is_unknown(v.type, t) and isinstance(v.type, SetType) and v.type.element != t:
-            chk.error_at(e, f"{chk.text(e)}: value_set of {v.type.element} cannot match a "
-                         f"key of type {t}")
-            return unknown(e)
+            elem = v.type.element
+            # a struct of one field matches a key of that field's type, as in p4c
+            if not (isinstance(elem, T.Struct) and [f.type for f in elem.fields] == [t]):
+                chk.error_at(e, f"{chk.text(e)}: value_set of {elem} cannot match a key of "
+                             f"type {t}")
+                return unknown(e)
         return v
     v = chk.expr(e)
     if is_unknown(v.type, t):

@@ -80,7 +80,7 @@ def _assign(chk: Checker, s: A.Assign) -> A.Stmt:
             return (f"{chk.text(target)} = {chk.text(value)}: cannot assign a value of type "
                     f"'{src}' to '{chk.text(target)}' of type '{want}'")
 
-        value = chk.coerce(value, target.type, message)
+        value = chk.coerce(value, target.type, message, assigned=True)
     s.value = value
     return s
 
@@ -183,7 +183,7 @@ def _return(chk: Checker, s: A.Return) -> A.Stmt:
                       6)
         return s
     value = chk.expr(s.value)
-    s.value = chk.coerce(value, rt)
+    s.value = chk.coerce(value, rt, assigned=True)
     return s
 
 
@@ -200,7 +200,7 @@ def local_decl(chk: Checker, d: A.Declaration | A.Node) -> None:
                 return (f"{d.name}: cannot initialize a variable of type '{want}' with a value "
                         f"of type '{src}'")
 
-            d.init = chk.coerce(init, t, message)
+            d.init = chk.coerce(init, t, message, assigned=True)
         return
     if isinstance(d, A.ConstDecl):
         const_decl(chk, d)
@@ -219,7 +219,7 @@ def const_decl(chk: Checker, d: A.ConstDecl) -> None:
         return f"{d.name}: cannot initialize a constant of type '{want}' with a value of type " \
                f"'{src}'"
 
-    value = chk.coerce(value, t, message)
+    value = chk.coerce(value, t, message, assigned=True)
     d.value = value
     if isinstance(value.type, Unknown):
         return

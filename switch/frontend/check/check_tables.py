@@ -345,7 +345,9 @@ def _property(chk: Checker, t: A.TableDecl, prop: A.TableProperty) -> None:
         return
     kinds = PROPERTY_EXTERNS.get(name)
     if kinds is None:
-        chk.ctx.unsupported(prop.pos, f"table property {name}", len(name))
+        # p4c-bm2-ss ignores a property it does not know, with a warning
+        chk.ctx.warning(prop.pos, f"Unknown table property: {name}", len(name), "ignore-prop")
+        prop.value = chk.expr(prop.value)
         return
     value = prop.value
     if isinstance(value, A.Call) and isinstance(value.callee, A.Name) and isinstance(

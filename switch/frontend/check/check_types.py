@@ -76,8 +76,9 @@ class Checker:
         e: A.Expr,
         target: T.Type,
         message: Callable[[A.Expr, T.Type, T.Type], str] | None = None,
+        assigned: bool = False,
     ) -> A.Expr:
-        return check_expressions.coerce(self, e, target, message)
+        return check_expressions.coerce(self, e, target, message, assigned)
 
     def call(self, c: A.Call) -> A.Expr:
         return check_calls.check_call(self, c)

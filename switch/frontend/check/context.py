@@ -218,11 +218,13 @@ class Context:
 
     # ------------------------------------------------------------------ reports
 
-    def error(self, pos: A.Pos | None, message: str, length: int = 1, kind: str = "") -> None:
-        self.diags.error(pos, message, length, kind)
+    def error(self, pos: A.Pos | None, message: str, length: int = 1, kind: str = "",
+              related: tuple[A.Pos, int] | None = None) -> None:
+        self.diags.error(pos, message, length, kind, related)
 
-    def warning(self, pos: A.Pos | None, message: str, length: int = 1) -> None:
-        self.diags.warning(pos, message, length)
+    def warning(self, pos: A.Pos | None, message: str, length: int = 1,
+                kind: str = "") -> None:
+        self.diags.warning(pos, message, length, kind)
 
     def unsupported(self, pos: A.Pos | None, what: str, length: int = 1) -> None:
         self.diags.unsupported(pos, what, length)

@@ -91,6 +91,10 @@ def _evaluate(e: A.Expr, block: BlockInstance) -> object:
         return None
     if isinstance(e, A.Binary):
         a, b = folded_value(e.left, block), folded_value(e.right, block)
+        if e.op in ("&&", "||") and a is (e.op == "||"):
+            return a  # the left operand decides
+        if a is None or b is None:
+            return None  # not a constant (a header field compared with a constant)
         if isinstance(a, bool) or isinstance(b, bool):
             if e.op == "&&":
                 return bool(a) and bool(b)

@@ -479,9 +479,13 @@ parser MyParser(packet_in pkt, out headers hdr, inout metadata meta,
 
     def test_header_must_be_whole_bytes(self) -> None:
         top = "header odd_t { bit<8> a; bit<4> b; varbit<16> v; }\n"
-        assert diagnostics(ingress("", top=top)) == [
-            "odd_t: Found header with fields totaling 28 bits.  BMv2 target only supports "
-            "headers with fields totaling a multiple of 8 bits."]
+        assert diagnostics(ingress("odd_t v; v.setInvalid();", top=top)) == [
+            "header odd_t: Found header with fields totaling 28 bits.  BMv2 target only "
+            "supports headers with fields totaling a multiple of 8 bits."]
+
+    def test_header_only_declared_may_be_any_width(self) -> None:
+        # p4c-bm2-ss lays out (and checks) the headers the program has storage of
+        compile_ok(ingress("", top="header odd_t { bit<8> a; bit<4> b; }\n"))
 
     def test_varbits_compare_only_with_the_same_type(self) -> None:
         top = ("header v8_t { varbit<8> v; }\nheader v16_t { varbit<16> v; }\n"
@@ -1203,9 +1207,16 @@ control Sub(inout bit<8> v)(bit<8> n) {
 """))
         assert program.tables["MyIngress.t"].default_args == [4]
 
-    def test_unsupported_constructs_are_reported(self) -> None:
-        src = ingress("", locals_="    table t { actions = { NoAction; } psa_empty = true; }\n")
-        assert diagnostics(src) == ["unsupported: table property psa_empty"]
+    def test_unknown_table_properties_are_ignored_with_a_warning(self) -> None:
+        # as p4c-bm2-ss does (its value is still checked)
+        src = ingress("t.apply();",
+                      locals_="    table t { actions = { NoAction; } psa_empty = true; }\n")
+        [w] = compile_ok(src).warnings
+        assert w.format().startswith(  # type: ignore[attr-defined]
+            "test.p4(15): [--Wwarn=ignore-prop] warning: Unknown table property: psa_empty")
+        bad = ingress("t.apply();",
+                      locals_="    table t { actions = { NoAction; } junk = meta.nope; }\n")
+        assert diagnostics(bad) == ["Field nope is not a member of structure metadata"]
 
 
 def test_instantiations_get_their_control_plane_names() -> None:

@@ -1013,7 +1013,7 @@ def test_in_place_action_profile_is_named_by_the_property() -> None:
 
 # ---------------------------------------------------------------- golden programs
 
-GOLDEN_PROGRAMS = ["basic", "features", "routing"]
+GOLDEN_PROGRAMS = ["basic", "features", "routing", "applied_tables", "sample_shapes"]
 
 
 def compile_golden(name: str) -> Program:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from v1helpers import eth, program
 
 from switch.engine.runtime import Exact, Ternary
@@ -177,8 +178,12 @@ VALUESET = program(
 )
 
 
-def test_value_set(build):
-    sw = build(VALUESET)
+@pytest.mark.parametrize("element", ["bit<16>", "one_t"])
+def test_value_set(build, element: str):
+    # a value set of a struct of one field matches a key of that field's type, as with
+    # p4c (its sample pvs-struct-1-bmv2.p4)
+    source = "struct one_t { bit<16> etype; }\n" + VALUESET.replace("bit<16>", element)
+    sw = build(source)
     assert sw.inject(0, eth(etype=0x9000))[0][1] == eth(etype=0x9000)
     sw.value_set_set("types", [[Exact(0x9000)], [Ternary(0x8800, 0xFF00)]])
     assert sw.inject(0, eth(etype=0x9000))[0][1] == eth(dst=0xAAAA, etype=0x9000)
