@@ -7,11 +7,22 @@ the Ethernet header through the end of the payload (14 + IP length), no preamble
 or inter-frame gap. On a star every host has its own link to the switch, full duplex,
 so the busiest direction of the busiest host link sets the bandwidth term.
 
+Any other topology (``ModelInput.shape``, ``experiments.model_topology``) changes two
+things. Latency: ``alpha`` is a step through one switch, and every further switch on a
+step's path adds ``hop`` (its processing and the link's propagation). Bandwidth: where
+a link between switches carries more of an algorithm's traffic than the busiest host
+link (``TopoShape.load``, with ECMP spreading traffic evenly over equal-cost paths),
+the bandwidth term grows by that factor.
+
 - ``ina`` (in-network): every worker sends ``C + W`` packets of K int32 values (C data
   chunks; the first W, the window, are the round that agrees the scaling exponents, see
   ``hosts.protocol``) and receives as many results; uplinks and downlinks stream in
   parallel, so T = (C + W) * frame / B + 2 alpha, the "S / B plus the window's first
   round trip". A frame is 4K values + 12 header + 42 Ethernet/IPv4/UDP bytes.
+  In a tree of depth d (links from a worker to the root), a chunk's round trip
+  crosses 2d links: RTT = 2 alpha + 2d F/B + 2(d-1) hop, and a worker can send no faster
+  than its window allows, W chunks per RTT: T = (C + W) * max(F/B, RTT/W) + 2 alpha
+  + 2(d-1)(hop + F/B) (on a star, d = 1 and the window rarely binds).
 - ``ring``: reduce-scatter then all-gather, 2(N-1) steps of S/N each:
   T = 2(N-1) alpha + 2(N-1)/N * S / B.
 - ``ps``: one server (rank 0) receives N-1 tensors and returns N-1 sums, streamed:
@@ -36,9 +47,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from experiments.model_topology import TopoShape
 from hosts.frame import FRAME_OVERHEAD
 from hosts.wire import HEADER_SIZE
 
@@ -46,6 +58,9 @@ VALUE_BYTES = 4  # float32 on the hosts, int32 on the wire
 DEFAULT_ALPHA = 100e-6
 """Seconds per message step: a few tens of microseconds of Python per packet in the
 switch and the agents, on top of the link's own serialization."""
+DEFAULT_HOP = 50e-6
+"""Seconds each switch past the first adds to a step's path: the built-in switch's
+processing of a packet (about 20 us of CPU) and the time it waits for it."""
 
 MSS = 1448
 TCP_FRAME = 14 + 20 + 32  # Ethernet, IPv4, TCP with timestamps
@@ -65,6 +80,18 @@ class ModelInput:
     window: int = 64
     alpha: float = DEFAULT_ALPHA
     mss: int = MSS
+    hop: float = DEFAULT_HOP
+    shape: TopoShape | None = None  # None: a star of ``workers`` hosts
+
+    def hops(self, algo: str) -> int:
+        return self.shape.hops[algo] if self.shape else 1
+
+    def load(self, algo: str) -> float:
+        return self.shape.load[algo] if self.shape else 1.0
+
+    def step(self, algo: str) -> float:
+        """The latency of one of the algorithm's message steps."""
+        return self.alpha + (self.hops(algo) - 1) * self.hop
 
     @property
     def tensor_bytes(self) -> int:
@@ -145,9 +172,12 @@ def bus_factor(workers: int) -> float:
 
 def _finish(m: ModelInput, algo: str, steps: int, link_bytes: float,
             sent: list[float], wire: list[float], formula: str) -> Prediction:
+    """``link_bytes`` are the busiest host link's; the busiest link carries
+    ``m.load(algo)`` times as much."""
     seconds = None
+    link_bytes *= m.load(algo)
     if m.bw_mbps:
-        seconds = steps * m.alpha + link_bytes * 8 / (m.bw_mbps * 1e6)
+        seconds = steps * m.step(algo) + link_bytes * 8 / (m.bw_mbps * 1e6)
     return Prediction(algo, steps, link_bytes, sent, wire, seconds, formula)
 
 
@@ -160,8 +190,16 @@ def model_ina(m: ModelInput) -> Prediction:
     frame = ina_frame_bytes(m.k)
     link = packets * frame
     sent = [float(packets * (frame - FRAME_OVERHEAD))] * n
-    return _finish(m, "ina", 2 if packets else 0, link, sent, [float(link)] * n,
-                   "(C+W)*(4K+54)*8/B + 2a")
+    p = _finish(m, "ina", 2 if packets else 0, link, sent, [float(link)] * n,
+                "(C+W)*max(F/B, RTT/W) + 2a + 2(d-1)(hop+F/B)")
+    if p.seconds is None or not packets:
+        return p
+    depth = m.shape.tree_depth if m.shape else 1
+    serial = frame * 8 / (m.bw_mbps * 1e6) if m.bw_mbps else 0.0
+    rtt = 2 * m.alpha + 2 * depth * serial + 2 * (depth - 1) * m.hop
+    seconds = (packets * max(serial, rtt / m.window) + 2 * m.alpha
+               + 2 * (depth - 1) * (m.hop + serial))
+    return replace(p, seconds=seconds)
 
 
 def model_ring(m: ModelInput) -> Prediction:

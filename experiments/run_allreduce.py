@@ -54,7 +54,14 @@ def impairment_spec(loss: float, duplicate: float) -> str | None:
 
 
 def model_for(options: RunOptions, workers: int) -> dict[str, Any] | None:
-    m = ModelInput(workers, options.size, options.bw, k=options.k, window=options.window)
+    from experiments.model_topology import ShapeError, shape_of
+
+    try:
+        shape = shape_of(options.topo)
+    except ShapeError:
+        shape = None
+    m = ModelInput(workers, options.size, options.bw, k=options.k, window=options.window,
+                   shape=shape if shape and shape.hosts == workers else None)
     prediction = predict(options.algo, m)
     return prediction.to_json() if prediction else None
 

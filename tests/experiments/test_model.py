@@ -124,7 +124,7 @@ def test_ina_model_prints_the_table() -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--workers", "0"], "--workers 0: must be in [1, 254]"),
+    (["--workers", "0"], "--workers 0: must be in [1, 4096]"),
     (["--size", "x"], "--size x: expected a whole number"),
     (["--k", "100"], "--k 100: not one of 8, 16, 32, 64, 128, 256"),
     (["--algo", "ring,nccl"], "--algo nccl: no model"),
