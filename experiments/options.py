@@ -85,6 +85,9 @@ class RunOptions:
             problem = _cluster_placement(self.cluster, topo)
             if problem:
                 return f"--cluster {self.cluster}: {problem}"
+            if (self.loss or self.duplicate) and self.target != "builtin":
+                return (f"--cluster with --loss or --duplicate needs the built-in switch "
+                        f"(on {self.target}, they come from this machine's kernel)")
         if self.loss and self.target != "builtin" and any(
                 topo.isSwitch(a) and topo.isSwitch(b) for a, b in topo.links()):
             return (f"--loss on {self.topo}'s links between switches needs the built-in "

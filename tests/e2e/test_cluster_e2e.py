@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from cluster_helpers import SecondServer, second_server, tagged_processes, wait_for
 
-from topologies.cluster.spec import load_cluster_file
+from topologies.cluster.spec import ClusterFileError, load_cluster_file
 from topologies.netutil import mininet_lock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,6 +89,12 @@ def test_the_readme_file_reads(tmp_path: Path) -> None:
     spec = load_cluster_file(path)
     assert [(s.name, s.ssh, s.address) for s in spec.servers] == [
         ("a", None, None), ("b", "root@192.0.2.20", "192.0.2.20")]
+    # the mistake the section quotes: a misspelt max_sessions, uncommented
+    path.write_text(FILE.replace("# max_sessions = 10", "max_session = 10"))
+    with pytest.raises(ClusterFileError) as e:
+        load_cluster_file(path)
+    [quoted] = re.findall(r"\(`cluster.toml:(\d+: [^`]*)`\)", SECTION.replace("\n", " "))
+    assert str(e.value) == f"{path}:{quoted}"
 
 
 def test_a_job_across_two_servers_is_exact(there: SecondServer, tmp_path: Path) -> None:

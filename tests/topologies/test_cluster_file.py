@@ -161,6 +161,9 @@ def test_ina_run_checks_the_cluster_file_before_anything_starts(tmp_path: Path) 
     with pytest.raises(RunError, match=r"--cluster .*cluster.toml: .*cluster.toml:6: "
                                        r"place.h5: star,4 has no node h5"):
         RunOptions(topo="star,4", cluster=str(spec.path)).validate()
+    with pytest.raises(RunError, match="--cluster with --loss or --duplicate needs the "
+                                       "built-in switch"):
+        RunOptions(topo="star,8", target="bmv2", loss=0.01, cluster=str(spec.path)).validate()
     done = subprocess.run([sys.executable, "-m", "ina", "run", "--cluster", str(bad)],
                           capture_output=True, text=True)
     assert done.returncode == 2
