@@ -124,6 +124,27 @@ def test_a_job_across_two_servers_is_exact(there: SecondServer, tmp_path: Path) 
     assert_nothing_left(there)
 
 
+@pytest.mark.slow
+def test_bmv2_across_two_servers(there: SecondServer, tmp_path: Path) -> None:
+    from topologies.nodes import bmv2_missing
+
+    why = bmv2_missing()
+    if why:
+        pytest.skip(why)
+    cluster = readme_cluster(there, tmp_path / "cluster.toml")
+    proc = ina(["run", "--topo", "linear,2,2", "--target", "bmv2", "--size", SMALL,
+                "--check", "--pcap", "--cluster", "cluster.toml"], cluster, tmp_path / "runs")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "check PASSED: bit-identical on every worker" in proc.stdout
+    [net] = (tmp_path / "runs").glob("*/net1")
+    log = (net / "logs" / "s2.log").read_text()
+    assert f"P4Runtime on {there.address}:" in log  # simple_switch_grpc on b's address
+    # b's captures came back: h3's frames into s2, and s2's stream up to s1
+    assert (net / "pcaps" / "s2-eth1_in.pcap").stat().st_size > 24
+    assert (net / "pcaps" / "s2-eth3_out.pcap").stat().st_size > 24
+    assert_nothing_left(there)
+
+
 def test_net_at_the_prompt(there: SecondServer, tmp_path: Path) -> None:
     cluster = readme_cluster(there, tmp_path / "cluster.toml")
     proc = ina(COMMANDS[1], cluster, tmp_path / "runs", timeout=300,

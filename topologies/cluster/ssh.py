@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from topologies.cluster.guard import TAG_VARIABLE
 from topologies.cluster.spec import Server
 
-TAG_VARIABLE = "INA_CLUSTER"
 REMOTE_ROOT = "/tmp/ina-cluster"
 """Where a network's files go on a remote server: ``REMOTE_ROOT/<tag>/``."""
 CONNECT_TIMEOUT = 20.0
