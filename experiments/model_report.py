@@ -3,10 +3,11 @@
 ``validation_rows`` holds every measured point of some runs (``results.json``) beside
 what the model says of it now (``experiments.model`` with the point's topology,
 ``experiments.model_topology``): one row per (topology, algorithm, size, link rate, K,
-window), over the repeats that succeeded, marked ``cpu_bound`` when the fidelity
-monitor marked any of them. A point is *faithful* when it is not ``cpu_bound`` and its
-links were shaped (the model needs a rate); ``format_validation`` prints the table and
-how many faithful points lie within ``TOLERANCE`` of the model.
+window). A repeat is *faithful* when it succeeded on shaped links (the model needs a
+rate) and the fidelity monitor did not mark it ``cpu_bound``; a row's time is the mean
+of its faithful repeats, or of all that succeeded (then the row is ``cpu_bound``).
+``format_validation`` prints the table and how many faithful rows lie within
+``TOLERANCE`` of the model.
 
 ``plot_speedup_vs_workers`` draws the in-network job's speedup over ring against N, the
 model's curves for stars and fat-trees up to 1,024 workers at one size, rate, K and
@@ -35,6 +36,7 @@ FAMILY_CURVES = {
 class ModelSettings:
     alpha: float
     hop: float
+    tcp_efficiency: float
 
 
 def model_input(topo: str, size: int, bw: float | None, k: int, window: int,
@@ -44,7 +46,8 @@ def model_input(topo: str, size: int, bw: float | None, k: int, window: int,
     if settings is None:
         return ModelInput(shape.hosts, size, bw, k=k, window=window, shape=shape)
     return ModelInput(shape.hosts, size, bw, k=k, window=window, shape=shape,
-                      alpha=settings.alpha, hop=settings.hop)
+                      alpha=settings.alpha, hop=settings.hop,
+                      tcp_efficiency=settings.tcp_efficiency)
 
 
 @dataclass
@@ -56,10 +59,14 @@ class ValidationRow:
     bw: float | None
     k: int
     window: int
-    runs: int
+    runs: int  # repeats that succeeded
+    faithful_runs: int  # of them, not cpu_bound
     seconds: float | None
     model: float | None
-    cpu_bound: bool
+
+    @property
+    def cpu_bound(self) -> bool:
+        return self.runs > 0 and self.faithful_runs == 0
 
     @property
     def ratio(self) -> float | None:
@@ -67,7 +74,7 @@ class ValidationRow:
 
     @property
     def faithful(self) -> bool:
-        return not self.cpu_bound and self.bw is not None and self.seconds is not None
+        return self.faithful_runs > 0 and self.seconds is not None
 
     @property
     def within(self) -> bool:
@@ -86,16 +93,17 @@ def validation_rows(docs: list[dict[str, Any]],
             groups.setdefault(key, []).append(m)
     rows = []
     for (topo, algo, size, bw, k, window), ms in groups.items():
-        good = [m["completion_s"] for m in ms if m["ok"] and m.get("completion_s")]
+        good = [m for m in ms if m["ok"] and m.get("completion_s")]
+        faithful = [m for m in good if not m.get("cpu_bound") and bw is not None]
+        times = [m["completion_s"] for m in (faithful or good)]
         try:
             m_in = model_input(topo, size, bw, k, window, settings)
         except ShapeError:
             continue
         p = predict(algo, m_in)
         rows.append(ValidationRow(topo, m_in.workers, algo, size, bw, k, window, len(good),
-                                  statistics.fmean(good) if good else None,
-                                  p.seconds if p else None,
-                                  any(m.get("cpu_bound") for m in ms)))
+                                  len(faithful), statistics.fmean(times) if times else None,
+                                  p.seconds if p else None))
     return rows
 
 
@@ -105,11 +113,19 @@ def format_validation(rows: list[ValidationRow], markdown: bool = False) -> str:
     def num(x: float | None, fmt: str) -> str:
         return "-" if x is None else format(x, fmt)
 
+    def note(r: ValidationRow) -> str:
+        if r.bw is None:
+            return "no rate"
+        if r.cpu_bound:
+            return "cpu_bound"
+        if not r.within:
+            return f"outside {100 * TOLERANCE:g}%"
+        return ""
+
     table = [[r.topo, str(r.workers), r.algo, str(r.size), num(r.bw, "g"), str(r.k),
-              str(r.runs), num(r.seconds, ".3f"), num(r.model, ".3f"), num(r.ratio, ".2f"),
-              "cpu_bound" if r.cpu_bound else "" if r.faithful else "no rate"]
-             for r in rows]
-    text = format_table(["topo", "N", "algo", "size", "bw (Mbit/s)", "K", "runs",
+              f"{r.faithful_runs}/{r.runs}", num(r.seconds, ".3f"), num(r.model, ".3f"),
+              num(r.ratio, ".2f"), note(r)] for r in rows]
+    text = format_table(["topo", "N", "algo", "size", "bw (Mbit/s)", "K", "faithful",
                          "measured (s)", "model (s)", "measured/model", "note"], table,
                         markdown)
     faithful = [r for r in rows if r.faithful]

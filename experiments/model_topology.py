@@ -17,20 +17,28 @@ the emulator's limits. Hosts are the ranks in their natural order (h1 is rank 0)
   (1 on a star).
 - ``load[algo]``: how much more the busiest link carries than the busiest host link
   in the algorithm's steps (1 when the host links are the bottleneck: always on a
-  star, and on topologies whose core keeps up). Traffic between two switches spreads
-  evenly over every shortest path (ECMP as a fluid: the expected spread of the hash).
-  For ``hd``, the rounds' loads weighted by the bytes each round moves.
+  star). Every flow takes one of its equal-cost paths at random, as ECMP's hash of its
+  5-tuple does, so two flows may share a link that could have carried them apart: the
+  load is the expected busiest link over random draws (with a fixed seed), or the even
+  spread over the paths where the flows are too many to draw (an all-to-all among more
+  than 32 hosts; it approaches the mean). For ``hd``, the rounds' loads weighted by
+  the bytes each round moves.
 """
 
 from __future__ import annotations
 
+import random
 import re
+import zlib
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 MAX_HOSTS = 4096
+HASH_BUDGET = 50_000  # link crossings drawn per load estimate
+MESH_DRAWN = 32  # all-to-all among more hosts than this: the even spread
+MAX_SAMPLES, MIN_SAMPLES = 64, 8
 ALGOS = ("ina", "ring", "ps", "ps-sharded", "hd")
 
 
@@ -58,19 +66,37 @@ class Graph:
         self.links[b][a] = self.links[b].get(a, 0) + 1
 
 
-@dataclass(frozen=True)
 class TopoShape:
-    spec: str
-    hosts: int
-    switches: int
-    tree_depth: int
-    hops: dict[str, int]
-    load: dict[str, float]
+    """A topology as the model sees it (see the module docstring); ``hops`` and ``load``
+    are worked out for an algorithm when it is first asked about."""
+
+    def __init__(self, g: Graph) -> None:
+        n = len(g.host_switch)
+        if n < 1:
+            raise ShapeError(f"topology {g.spec!r}: no host")
+        self.graph = g
+        self.paths = Paths(g)
+        self.spec = g.spec
+        self.hosts = n
+        self.switches = len(g.switches)
+        self.tree_depth = tree_of(g, self.paths)[1]
+        self._hops: dict[str, int] = {}
+        self._load: dict[str, float] = {}
+
+    def hops(self, algo: str) -> int:
+        if algo not in self._hops:
+            self._hops[algo] = _hops(self, algo)
+        return self._hops[algo]
+
+    def load(self, algo: str) -> float:
+        if algo not in self._load:
+            self._load[algo] = _load(self, algo)
+        return self._load[algo]
 
     def to_json(self) -> dict[str, object]:
         return {"spec": self.spec, "hosts": self.hosts, "switches": self.switches,
-                "tree_depth": self.tree_depth, "hops": dict(self.hops),
-                "load": dict(self.load)}
+                "tree_depth": self.tree_depth, "hops": {a: self.hops(a) for a in ALGOS},
+                "load": {a: self.load(a) for a in ALGOS}}
 
 
 # ------------------------------------------------------------------ graphs
@@ -190,6 +216,7 @@ class Paths:
     def __init__(self, g: Graph) -> None:
         self.g = g
         self._dist: dict[str, dict[str, int]] = {}
+        self._lanes: dict[tuple[str, str], list[tuple[str, int]]] = {}
 
     def dist(self, target: str) -> dict[str, int]:
         if target not in self._dist:
@@ -233,6 +260,46 @@ class Paths:
                     worst = max(worst, share / n)  # one direction of each parallel link
                     at[v] += share
         return worst
+
+    def hashed_link_load(self, flows: list[tuple[int, int]], floor: float = 1.0,
+                         seed: int = 0) -> float:
+        """The busiest link's expected load (at least ``floor``, the host links') when
+        every unit flow (rank, rank) takes one of its equal-cost paths at random, as the
+        switches' hash of its 5-tuple does: the mean over ``samples`` random draws (a
+        fixed seed: the same answer every time). Too many flows to draw: the even spread
+        (``max_link_load``), which many flows approach."""
+        pairs = [(self.g.host_switch[a], self.g.host_switch[b]) for a, b in flows]
+        pairs = [(sa, sb) for sa, sb in pairs if sa != sb]
+        if not pairs:
+            return floor
+        steps = sum(self.dist(sb)[sa] for sa, sb in pairs)
+        samples = min(MAX_SAMPLES, HASH_BUDGET // steps)
+        if samples < MIN_SAMPLES:
+            return max(floor, self.max_link_load((a, b, 1.0) for a, b in flows))
+        rng = random.Random(seed)
+        total = 0.0
+        for _ in range(samples):
+            load: dict[tuple[str, str, int], int] = defaultdict(int)
+            for sa, sb in pairs:
+                u = sa
+                while u != sb:
+                    v, lane = self._pick(u, sb, rng)
+                    load[(u, v, lane)] += 1
+                    u = v
+            total += max(floor, max(load.values()))
+        return total / samples
+
+    def _pick(self, u: str, target: str, rng: random.Random) -> tuple[str, int]:
+        """A random next hop from ``u`` towards ``target`` (and which of its parallel
+        links), each link of the equal-cost ones as likely."""
+        key = (u, target)
+        lanes = self._lanes.get(key)
+        if lanes is None:
+            dist = self.dist(target)
+            lanes = [(v, i) for v, n in self.g.links[u].items() if dist.get(v) == dist[u] - 1
+                     for i in range(n)]
+            self._lanes[key] = lanes
+        return lanes[rng.randrange(len(lanes))]
 
 
 # -------------------------------------------------------------- algorithms
@@ -279,29 +346,47 @@ def _hd_rounds(n: int) -> tuple[list[tuple[list[tuple[int, int]], float]],
     return rounds, [(2 * i, 2 * i + 1) for i in range(rem)]
 
 
-def shape_from_graph(g: Graph) -> TopoShape:
-    n = len(g.host_switch)
-    if n < 1:
-        raise ShapeError(f"topology {g.spec!r}: no host")
-    paths = Paths(g)
-    _, depth = tree_of(g, paths)
-    ring = [(i, (i + 1) % n) for i in range(n)] if n > 1 else []
-    rounds, extra = _hd_rounds(n)
-    hd_pairs = [pair for pairs, _ in rounds for pair in pairs] + extra
-    hops = {"ina": depth,
-            "ring": max((paths.hops(a, b) for a, b in ring), default=1),
-            "ps": max((paths.hops(a, 0) for a in range(1, n)), default=1),
-            "ps-sharded": _diameter(g, paths) if n > 1 else 1,
-            "hd": max((paths.hops(a, b) for a, b in hd_pairs), default=1)}
-    load = {"ina": 1.0,
-            "ring": max(1.0, paths.max_link_load((a, b, 1.0) for a, b in ring)),
-            # the server's link carries every flow: no link carries more
-            "ps": 1.0,
-            "ps-sharded": max(1.0, paths.max_switch_load(_all_to_all(g)) / max(n - 1, 1))}
-    moved = sum(s for _, s in rounds)
-    load["hd"] = max(1.0, sum(s * max(1.0, paths.max_link_load(
-        (a, b, 1.0) for a, b in pairs)) for pairs, s in rounds) / moved) if moved else 1.0
-    return TopoShape(g.spec, n, len(g.switches), depth, hops, load)
+def _ring(n: int) -> list[tuple[int, int]]:
+    return [(i, (i + 1) % n) for i in range(n)] if n > 1 else []
+
+
+def _hops(shape: TopoShape, algo: str) -> int:
+    n, paths = shape.hosts, shape.paths
+    if algo == "ina":
+        return shape.tree_depth
+    if algo == "ring":
+        return max((paths.hops(a, b) for a, b in _ring(n)), default=1)
+    if algo == "ps":
+        return max((paths.hops(a, 0) for a in range(1, n)), default=1)
+    if algo == "ps-sharded":
+        return _diameter(shape.graph, paths) if n > 1 else 1
+    if algo == "hd":
+        rounds, extra = _hd_rounds(n)
+        return max((paths.hops(a, b) for pairs, _ in rounds for a, b in pairs + extra),
+                   default=1)
+    raise ValueError(f"no algorithm {algo!r}")
+
+
+def _load(shape: TopoShape, algo: str) -> float:
+    n, paths, g = shape.hosts, shape.paths, shape.graph
+    seed = zlib.crc32(g.spec.encode())
+    if algo in ("ina", "ps"):  # a tree's links carry one stream; the server's link binds
+        return 1.0
+    if algo == "ring":
+        return paths.hashed_link_load(_ring(n), seed=seed)
+    if algo == "ps-sharded":
+        if n <= MESH_DRAWN:
+            mesh = [(a, b) for a in range(n) for b in range(n) if a != b]
+            busiest = paths.hashed_link_load(mesh, floor=n - 1, seed=seed)
+        else:
+            busiest = max(n - 1, paths.max_switch_load(_all_to_all(g)))
+        return busiest / max(n - 1, 1)
+    if algo == "hd":
+        rounds, _ = _hd_rounds(n)
+        moved = sum(s for _, s in rounds)
+        return sum(s * paths.hashed_link_load(pairs, seed=seed)
+                   for pairs, s in rounds) / moved if moved else 1.0
+    raise ValueError(f"no algorithm {algo!r}")
 
 
 def _all_to_all(g: Graph) -> dict[str, dict[str, float]]:
@@ -321,4 +406,4 @@ def _diameter(g: Graph, paths: Paths) -> int:
 @lru_cache(maxsize=64)
 def shape_of(spec: str) -> TopoShape:
     """The ``TopoShape`` of a topology spec (``ShapeError`` for a bad one)."""
-    return shape_from_graph(graph_of(spec))
+    return TopoShape(graph_of(spec))

@@ -48,11 +48,15 @@ def test_the_topologies_at_scale() -> None:
     assert blocks[1].startswith("star,1024: 1 switches, the in-network tree 1 links deep")
     speedups = re.findall(r"in-network over ring: (\S+)", proc.stdout)
     quoted = re.search(r"add 0\.2 s of latency on a star and 0\.6 s in the\s+fat-tree to "
-                       r"the 6\.8 s its bytes take: (\S+) and (\S+) times", PART)
+                       r"the (\S+) s its bytes take: (\S+) and (\S+) times", PART)
     assert quoted, "the text quotes the speedups"
-    assert speedups == [quoted.group(2), quoted.group(1)]
+    assert speedups == [quoted.group(3), quoted.group(2)]
     ina = re.search(r"^ina\s+(\S+)", blocks[1], re.M)
-    assert ina and f"({ina.group(1)[:4]} s for 4 MB" in PART
+    assert ina and f"({float(ina.group(1)):.2f} s for 4 MB" in PART
+    sharded = re.search(r"^ps-sharded\s+(\S+)", blocks[1], re.M)  # the bytes, 2 steps
+    assert sharded and f"{float(sharded.group(1)):.1f}" == quoted.group(1)
+    hd = re.search(r"^hd\s+(\S+)", blocks[0], re.M)
+    assert hd and f"takes {float(hd.group(1)):.0f} s in `fattree,16`" in " ".join(PART.split())
 
 
 def test_the_validation_experiments_are_the_ones_shown() -> None:

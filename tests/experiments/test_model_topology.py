@@ -20,7 +20,7 @@ from experiments.model_report import (
     speedup,
     validation_rows,
 )
-from experiments.model_topology import ShapeError, _from_spec, graph_of, shape_of
+from experiments.model_topology import ALGOS, ShapeError, _from_spec, graph_of, shape_of
 
 
 def adjacency(g: Any) -> tuple[list[str], dict[str, dict[str, int]]]:
@@ -37,32 +37,48 @@ def test_the_scalable_families_are_the_emulators(spec: str) -> None:
 def test_shapes_by_hand() -> None:
     star = shape_of("star,1024")
     assert (star.hosts, star.switches, star.tree_depth) == (1024, 1, 1)
-    assert set(star.hops.values()) == {1} and set(star.load.values()) == {1.0}
+    assert star.to_json()["hops"] == dict.fromkeys(ALGOS, 1)
+    assert star.to_json()["load"] == dict.fromkeys(ALGOS, 1.0)
     leafspine = shape_of("leafspine,2,2,2")
     assert leafspine.tree_depth == 2  # up to a spine
-    assert leafspine.hops == {"ina": 2, "ring": 3, "ps": 3, "ps-sharded": 3, "hd": 3}
+    assert leafspine.to_json()["hops"] == {"ina": 2, "ring": 3, "ps": 3, "ps-sharded": 3,
+                                           "hd": 3}
     fattree = shape_of("fattree,4")
     assert (fattree.hosts, fattree.switches, fattree.tree_depth) == (16, 20, 3)
-    assert fattree.hops["ring"] == 5  # h4 -> h5: edge, aggregation, core, aggregation, edge
-    assert set(fattree.load.values()) == {1.0}  # full bisection: the host links bind
+    assert fattree.hops("ring") == 5  # h4 -> h5: edge, aggregation, core, aggregation, edge
+    # ring's few flows between edges never meet; hd's rounds and the all-to-all have
+    # enough flows for the hash to put two on one link that could have carried them apart
+    assert fattree.load("ring") == fattree.load("ps") == 1.0
+    assert 1.1 < fattree.load("ps-sharded") < 1.6 and 1.8 < fattree.load("hd") < 3
+
+
+def test_hash_collisions_by_hand() -> None:
+    """leafspine,2,2,2, halving-doubling among 4: the distance-2 rounds (half the tensor
+    each) send h1->h3 and h2->h4 up from the first leaf, h3->h1 and h4->h2 from the
+    second, each over one of two spines at random. Only when both leaves split their
+    two flows (a chance of 1/4) does no link carry two: the expected busiest link is
+    1/4 * 1 + 3/4 * 2 = 1.75. The distance-1 rounds stay in the leaves."""
+    shape = shape_of("leafspine,2,2,2")
+    assert shape.load("hd") == pytest.approx((2 * 0.5 * 1.75 + 2 * 0.25 * 1) / 1.5, rel=0.05)
+    assert shape.load("ring") == 1.0  # h2->h3 and h4->h1 leave by different leaves
 
 
 def test_an_oversubscribed_core_by_hand() -> None:
     """Four leaves of four hosts on one spine: a leaf's uplink carries what its four
     hosts send to the twelve others, 48 units, where a host link carries 15."""
     shape = shape_of("leafspine,4,1,4")
-    assert shape.load["ps-sharded"] == pytest.approx(48 / 15)
+    assert shape.load("ps-sharded") == pytest.approx(48 / 15)
     # halving-doubling: its distance-8 and distance-4 rounds cross leaves, four flows on
     # an uplink; the distance-2 and 1 rounds stay in the leaf; weighted by their bytes
-    assert shape.load["hd"] == pytest.approx(2 * (0.5 * 4 + 0.25 * 4 + 0.125 + 0.0625)
+    assert shape.load("hd") == pytest.approx(2 * (0.5 * 4 + 0.25 * 4 + 0.125 + 0.0625)
                                              / (2 * 0.9375))
-    assert shape.load["ring"] == 1.0 and shape.load["ps"] == 1.0
+    assert shape.load("ring") == 1.0 and shape.load("ps") == 1.0
 
 
 def test_a_thousand_workers() -> None:
     shape = shape_of("fattree,16")
     assert (shape.hosts, shape.switches, shape.tree_depth) == (1024, 320, 3)
-    assert shape.load["ps-sharded"] == pytest.approx(1.0)
+    assert shape.load("ps-sharded") == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -157,9 +173,10 @@ def test_validation_against_runs(tmp_path: Path) -> None:
             **measurement("star,4", "ps", 1.0)["options"], "loss": 0.01}},  # no loss model
     ]}
     rows = validation_rows([doc])
-    assert [(r.algo, r.runs, r.faithful) for r in rows] == [("ina", 2, True),
-                                                           ("ring", 1, True),
-                                                           ("hd", 1, False)]
+    assert [(r.algo, r.runs, r.faithful_runs) for r in rows] == [("ina", 2, 2),
+                                                                 ("ring", 1, 1),
+                                                                 ("hd", 1, 0)]
+    assert [r.cpu_bound for r in rows] == [False, False, True]
     assert rows[0].ratio == pytest.approx(1.03) and rows[0].within
     assert rows[1].ratio == pytest.approx(1.3) and not rows[1].within
     text = format_validation(rows)
