@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(python3 python3-venv python3-dev mininet iproute2 iputils-ping ethtool tcpdump nftables make net-tools)
+APT_PACKAGES=(python3 python3-venv python3-dev mininet iproute2 iputils-ping ethtool tcpdump nftables make net-tools
+              openssh-client openssh-server)
 VENV=.venv
 
 need_root() {
@@ -24,8 +25,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
     need_root
     echo "setup.sh: installing system packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends "${missing[@]}"
+    apt-get -o DPkg::Lock::Timeout=600 update -q
+    apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
 fi
 
 if [ ! -x "$VENV/bin/python" ]; then

@@ -10,6 +10,11 @@ them). Then any number of jobs
 run in it (``run_agents``), one after another or at once: ``ina run`` runs one,
 the end-to-end tests many. ``stop`` always tears the network down.
 
+With ``cluster`` (a cluster file, ``topologies.cluster``) the network runs on several
+servers: the agents of remote hosts run there with the server's interpreter and write
+into the network's work directory on it, and their files are fetched back to the
+paths asked for.
+
 The network holds ``topologies.netutil.mininet_lock`` while it runs (Mininet's
 interface names are global).
 """
@@ -74,6 +79,7 @@ class AllReduceNet:
     seed: int | None = 1
     pcap: bool = False
     ecmp: bool = True  # IPv4 routes over equal-cost paths (else one shortest path)
+    cluster: str | Path | None = None  # a cluster file: the network on several servers
     net: Any = None
     controller: Controller | None = None
     topology: Topology | None = None
@@ -108,11 +114,17 @@ class AllReduceNet:
                            "losses, which need the built-in switch")
         else:
             node = partial(BMv2Switch, log_dir=logs, **capture)
-        self._stack.enter_context(mininet_lock())
-        self.net = Mininet(topo=topo, controller=None, build=False, switch=node)
+        lock = self._stack.enter_context(mininet_lock())
+        if self.cluster is None:
+            self.net = Mininet(topo=topo, controller=None, build=False, switch=node)
+        else:
+            self.net = cluster_mininet(self.cluster, topo, node, lock)
         self._stack.callback(self.net.stop)
         try:
-            self.net.build()
+            if self.cluster is not None:
+                build_cluster(self.net)
+            else:
+                self.net.build()
             self.net.start()
             self.topology = Topology.from_mininet(topo, self.net)
             self.hosts = sorted_names(self.topology.hosts)
@@ -167,6 +179,11 @@ class AllReduceNet:
     def switches(self) -> list[Any]:
         return [self.net.get(name) for name in sorted_names(self.ctl.topology.switches)]
 
+    def local_switches(self) -> list[Any]:
+        """The switches that run on this machine (all of them but a cluster's remote
+        ones): the processes and interfaces this machine can watch."""
+        return [sw for sw in self.switches() if not getattr(sw, "isRemote", False)]
+
     def impair(self, spec: str) -> None:
         """Set ``spec`` (``loss=0.01,direction=both``; ``none`` clears) on every port of
         every switch, on top of the topology's own link impairments: through ``ina
@@ -220,8 +237,8 @@ class AllReduceNet:
         procs = []
         try:
             for a in agents:
-                argv = [*(a.command or AGENT_COMMAND), *a.args, "--output", str(a.output),
-                        "--stats", str(a.stats), "--start-on-stdin"]
+                argv = [*agent_command(self.net.get(a.host), a), *a.args,
+                        *agent_files(self.net.get(a.host), a), "--start-on-stdin"]
                 procs.append(self.net.get(a.host).popen(
                     argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, text=True, cwd=str(ROOT)))
@@ -232,7 +249,8 @@ class AllReduceNet:
                     raise RunError(f"agent on {a.host} did not get ready (status "
                                    f"{p.returncode}): {p.stderr.read().strip()}")
             if self.agent_watch is not None:
-                self.agent_watch({a.host: p.pid for a, p in zip(agents, procs, strict=True)})
+                self.agent_watch({a.host: p.pid for a, p in zip(agents, procs, strict=True)
+                                  if not getattr(self.net.get(a.host), "isRemote", False)})
             for p in procs:
                 p.stdin.write("go\n")
                 p.stdin.flush()
@@ -245,12 +263,59 @@ class AllReduceNet:
                     raise RunError(f"agent on {a.host} did not finish within "
                                    f"{timeout:g} s") from None
                 out.append(AgentOutcome(a.host, p.returncode, stdout, stderr))
+            if self.cluster is not None:
+                self.net.fetch_files([(a.host, path) for a in agents
+                                      for path in (a.output, a.stats)])
             return out
         finally:
             for p in procs:
                 if p.poll() is None:
                     p.kill()
                     p.wait()
+
+
+def agent_command(node: Any, agent: AgentSpec) -> list[str]:
+    """The agent's program (``ina agent`` by default) as ``node``'s server runs it: with
+    the server's interpreter where it is this one's."""
+    command = list(agent.command or AGENT_COMMAND)
+    python = getattr(node, "python", None)
+    if python and command and command[0] == sys.executable:
+        command[0] = python
+    return command
+
+
+def agent_files(node: Any, agent: AgentSpec) -> list[str]:
+    """The agent's ``--output`` and ``--stats``, where ``node``'s server writes them."""
+    where = getattr(node, "remote_path", None)
+    if where is None:
+        return ["--output", str(agent.output), "--stats", str(agent.stats)]
+    return ["--output", where(agent.output, "agents"), "--stats", where(agent.stats, "agents")]
+
+
+def cluster_mininet(cluster: str | Path, topo: Any, switch: Any, lock: Any) -> Any:
+    """The ``ClusterMininet`` of a cluster file for ``topo`` (its guard here holds the
+    Mininet ``lock`` until it has cleaned up); ``RunError`` for a bad file or a topology
+    it cannot place."""
+    from topologies.cluster.net import ClusterMininet
+    from topologies.cluster.placement import PlacementError
+    from topologies.cluster.spec import ClusterFileError, load_cluster_file
+
+    try:
+        return ClusterMininet(load_cluster_file(cluster), topo, switch, lock=lock,
+                              controller=None, build=False)
+    except (ClusterFileError, PlacementError) as e:
+        raise RunError(str(e)) from None
+
+
+def build_cluster(net: Any) -> None:
+    """Build a ``ClusterMininet``; ``RunError`` naming the server that failed."""
+    from topologies.cluster.net import ClusterError
+    from topologies.cluster.ssh import SshError
+
+    try:
+        net.build()
+    except (ClusterError, SshError) as e:
+        raise RunError(str(e)) from None
 
 
 def need_root() -> str | None:

@@ -4,7 +4,8 @@
             [--loss P,P] [--repeat R] [--check] [--root SWITCH] [--pcap] [--cli] ...
     ina show RUN_DIR [--markdown]
     ina plot RUN_DIR [--out DIR]
-    ina model --workers N[,N] --size S[,S] [--bw MBPS] [--k K] [--alpha US]
+    ina model --workers N[,N] | --topo SPEC ... --size S[,S] [--bw MBPS] [--k K] [--alpha US]
+              [--hop US] [--measured RUN_DIR ... [--validate] [--markdown]] [--plot DIR]
 
 ``ina run`` measures every combination of the listed values in Mininet (root) and
 writes one run directory (``results.json``, ``results.csv``); exit status 0 when every
@@ -72,9 +73,14 @@ def add_experiment_parsers(verbs: Any) -> None:
 
     p = verbs.add_parser("model", help="print the alpha-beta model of every algorithm",
                          description="The analytical model of experiments/model.py for "
-                                     "given N, S, B: nothing is run.")
+                                     "given N (or topologies), S, B: nothing is run. "
+                                     "--validate and --plot compare it with runs.")
     p.add_argument("--workers", "-N", default="4", metavar="N[,N...]",
-                   help="workers (default 4)")
+                   help="workers on a star (default 4)")
+    p.add_argument("--topo", action="append", metavar="SPEC",
+                   help="a topology instead of a star, repeatable (star,1024, "
+                        "leafspine,L,S,H and fattree,K up to K = 16 at any size; other "
+                        "specs as ina run takes them)")
     p.add_argument("--size", "-S", default="1e6", metavar="S[,S...]",
                    help="float32 values per worker (default 1e6)")
     p.add_argument("--bw", "-B", metavar="MBPS", help="link rate in Mbit/s (without it: "
@@ -83,7 +89,22 @@ def add_experiment_parsers(verbs: Any) -> None:
     p.add_argument("--window", default="64", metavar="W", help="in-network window")
     p.add_argument("--alpha", default=None, metavar="US",
                    help="seconds per message step, in microseconds (default 100)")
+    p.add_argument("--tcp-efficiency", default=None, metavar="E",
+                   help="the share of a link's rate TCP gets (default 0.88, as on the "
+                        "emulator's links; 1 for the plain alpha-beta model)")
+    p.add_argument("--hop", default=None, metavar="US",
+                   help="latency of each switch past the first on a path, in microseconds "
+                        "(default 50)")
     p.add_argument("--algo", metavar="A[,A...]", help="algorithms (default all)")
+    p.add_argument("--measured", action="append", default=[], metavar="RUN_DIR",
+                   help="runs of 'ina run' (directories or results.json) to compare with")
+    p.add_argument("--validate", action="store_true",
+                   help="print every point of the --measured runs beside the model")
+    p.add_argument("--markdown", action="store_true", help="--validate's table in Markdown")
+    p.add_argument("--plot", metavar="DIR",
+                   help="draw the speedup of in-network over ring against N up to 1024 "
+                        "(stars and fat-trees, at the first --size and --bw) with the "
+                        "--measured points, into DIR/speedup_vs_workers.png and .svg")
     p.set_defaults(func=cmd_model)
 
 
@@ -224,7 +245,15 @@ def _list(text: str, option: str, read: Any) -> list[Any]:
 
 
 def cmd_model(args: argparse.Namespace) -> int:
-    from experiments.model import DEFAULT_ALPHA, MODELS, ModelInput
+    from experiments.model import (
+        DEFAULT_ALPHA,
+        DEFAULT_HOP,
+        MODELS,
+        TCP_EFFICIENCY,
+        ModelInput,
+    )
+    from experiments.model_report import ModelSettings
+    from experiments.model_topology import MAX_HOSTS, ShapeError, shape_of
     from experiments.options import read_count, read_number
     from hosts.wire import ALLOWED_K
 
@@ -234,10 +263,27 @@ def cmd_model(args: argparse.Namespace) -> int:
         bw = read_number(args.bw) if args.bw is not None else None
         k, window = read_count(args.k), read_count(args.window)
         alpha = read_number(args.alpha) * 1e-6 if args.alpha is not None else DEFAULT_ALPHA
+        hop = read_number(args.hop) * 1e-6 if args.hop is not None else DEFAULT_HOP
+        tcp = (read_number(args.tcp_efficiency) if args.tcp_efficiency is not None
+               else TCP_EFFICIENCY)
+        if not 0 < tcp <= 1:
+            raise RunError(f"--tcp-efficiency {args.tcp_efficiency}: must be in (0, 1]")
         algos = args.algo.split(",") if args.algo else list(MODELS)
+        shapes = []
+        for spec in args.topo or []:
+            try:
+                shapes.append(shape_of(spec))
+            except ShapeError as e:
+                raise RunError(f"--topo {spec}: {e}") from None
+        if hop < 0:
+            raise RunError(f"--hop {args.hop}: must not be negative")
+        if args.plot and bw is None:
+            raise RunError("--plot: give the link rate (--bw)")
+        if args.validate and not args.measured:
+            raise RunError("--validate: give the runs to compare with (--measured RUN_DIR)")
         for n in workers:
-            if not 1 <= n <= 254:
-                raise RunError(f"--workers {n}: must be in [1, 254]")
+            if not 1 <= n <= MAX_HOSTS:
+                raise RunError(f"--workers {n}: must be in [1, {MAX_HOSTS}]")
         for s in sizes:
             if s < 1:
                 raise RunError(f"--size {s}: must be at least 1")
@@ -256,12 +302,50 @@ def cmd_model(args: argparse.Namespace) -> int:
         message = str(e) if isinstance(e, RunError) else f"{e}"
         print(f"ina model: error: {message}", file=sys.stderr)
         return 2
+    settings = ModelSettings(alpha, hop, tcp)
+    if args.measured:
+        return _model_against_runs(args, settings, sizes[0], bw, k, window)
     blocks = []
-    for n in workers:
-        for size in sizes:
-            m = ModelInput(n, size, bw, k=k, window=window, alpha=alpha)
-            blocks.append(format_model(m, [MODELS[a](m) for a in algos]))
+    inputs = ([ModelInput(shape.hosts, size, bw, k=k, window=window, alpha=alpha, hop=hop,
+                          shape=shape, tcp_efficiency=tcp)
+               for shape in shapes for size in sizes] if shapes else
+              [ModelInput(n, size, bw, k=k, window=window, alpha=alpha, hop=hop,
+                          tcp_efficiency=tcp) for n in workers for size in sizes])
+    for m in inputs:
+        blocks.append(format_model(m, [MODELS[a](m) for a in algos]))
     print("\n\n".join(blocks))
+    if args.plot:
+        from experiments.model_report import plot_speedup_vs_workers
+
+        assert bw is not None
+        for path in plot_speedup_vs_workers(Path(args.plot), sizes[0], bw, k, window, [],
+                                            settings):
+            print(f"wrote {path}")
+    return 0
+
+
+def _model_against_runs(args: argparse.Namespace, settings: Any, size: int,
+                        bw: float | None, k: int, window: int) -> int:
+    """``ina model --measured RUN ... [--validate] [--plot DIR]``."""
+    from experiments.model_report import (
+        format_validation,
+        plot_speedup_vs_workers,
+        validation_rows,
+    )
+    from experiments.results import ResultsError, load_results
+
+    try:
+        docs = [load_results(run) for run in args.measured]
+    except ResultsError as e:
+        print(f"ina model: error: {e}", file=sys.stderr)
+        return 1
+    if args.validate or not args.plot:
+        print(format_validation(validation_rows(docs, settings), args.markdown))
+    if args.plot:
+        assert bw is not None
+        for path in plot_speedup_vs_workers(Path(args.plot), size, bw, k, window, docs,
+                                            settings):
+            print(f"wrote {path}")
     return 0
 
 
@@ -271,7 +355,11 @@ def format_model(m: Any, predictions: list[Any]) -> str:
 
     rate = "unshaped (bytes only)" if m.bw_mbps is None else f"B = {m.bw_mbps:g} Mbit/s"
     head = (f"N = {m.workers}, S = {m.size} float32 values ({m.tensor_bytes} B), {rate}, "
-            f"K = {m.k}, window {m.window}, alpha = {m.alpha * 1e6:g} us")
+            f"K = {m.k}, window {m.window}, alpha = {m.alpha * 1e6:g} us, TCP gets "
+            f"{m.tcp_efficiency:g} of a link")
+    if m.shape is not None:
+        head = (f"{m.shape.spec}: {m.shape.switches} switches, the in-network tree "
+                f"{m.shape.tree_depth} links deep, hop = {m.hop * 1e6:g} us; " + head)
     rows = []
     for p in predictions:
         t = p.seconds
@@ -287,5 +375,5 @@ def format_model(m: Any, predictions: list[Any]) -> str:
     by = {p.algo: p for p in predictions}
     if "ina" in by and "ring" in by and by["ina"].seconds and by["ring"].seconds:
         out.append(f"in-network over ring: {by['ring'].seconds / by['ina'].seconds:.2f} "
-                   f"(2(N-1)/N = {bus_factor(m.workers):.2f} without framing and latency)")
+                   f"(2(N-1)/N = {bus_factor(m.workers):.2f} for the bytes alone)")
     return "\n".join(out)

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from experiments.allreduce_net import AllReduceNet, need_root
+from experiments.allreduce_net import AllReduceNet, agent_files, need_root
 from experiments.jobs import get_algorithm
 from experiments.options import RunError, RunOptions
 from experiments.run_allreduce import impairment_spec
@@ -45,7 +45,8 @@ def run_interactive(options: RunOptions, with_job: bool, stdin: TextIO | None = 
     name = ("cli-" if with_job else "net-") + _slug(options.topo)
     run_dir = RunDir.create(Path(options.runs_dir).resolve(), name)
     net = AllReduceNet(options.topo, run_dir.path, options.target, options.bw, options.k,
-                       pcap=options.pcap, ecmp=options.routing == "ecmp")
+                       pcap=options.pcap, ecmp=options.routing == "ecmp",
+                       cluster=options.cluster)
     with net:
         net.impair(impairment_spec(options.loss, options.duplicate) or "none")
         topology = net.ctl.topology
@@ -56,6 +57,8 @@ def run_interactive(options: RunOptions, with_job: bool, stdin: TextIO | None = 
                  f"  switch logs in logs/{', captures in pcaps/' if options.pcap else ''}; "
                  f"the switches from another shell: ina ctl --topo "
                  f"{run_dir.path / 'topology.json'} ..."]
+        if options.cluster:
+            lines += cluster_lines(net)
         with _job(net, options, run_dir) if with_job else _nothing() as job_lines:
             lines += job_lines
             lines.append("leave with exit (or Ctrl-D): the network is torn down")
@@ -136,8 +139,9 @@ def _job(net: AllReduceNet, options: RunOptions, run_dir: RunDir) -> Iterator[li
         script = run_dir.path / "agents.cli"
         commands = []
         for i, a in enumerate(agents):
-            argv = [*ina_command(), "agent", *a.args, "--output", str(a.output),
-                    "--stats", str(a.stats)]
+            node = net.net.get(a.host)
+            ina = [node.python, "-m", "ina"] if getattr(node, "isRemote", False) else ina_command()
+            argv = [*ina, "agent", *a.args, *agent_files(node, a)]
             background = " &" if i < len(agents) - 1 else ""
             commands.append(f"{a.host} {shlex.join(argv)}{background}")
         waits = [f"{a.host} wait" for a in agents[:-1]]  # for the background agents
@@ -147,12 +151,24 @@ def _job(net: AllReduceNet, options: RunOptions, run_dir: RunDir) -> Iterator[li
         if options.algo == "ina":
             net.ctl.jobs.save(run_dir.path / "topology.jobs.json")
             lines += format_job(net.ctl.jobs.get(JOB_ID))
+        remote = [a.host for a in agents if getattr(net.net.get(a.host), "isRemote", False)]
         lines += [f"run its agents: source {script}",
-                  f"  (their results: {run_dir.path / 'agents'}/job{JOB_ID}-HOST.npy)",
+                  f"  (their results: {run_dir.path / 'agents'}/job{JOB_ID}-HOST.npy"
+                  + (f"; those of {', '.join(remote)} in the network's work directory on "
+                     "their servers, removed with the network" if remote else "") + ")",
                   f"one by hand, e.g.: {commands[0].removesuffix(' &')}"]
         yield lines
     finally:
         algorithm.finish(net, job)
+
+
+def cluster_lines(net: AllReduceNet) -> list[str]:
+    """Where the nodes of a cluster network run."""
+    from topologies.cluster.placement import format_placement
+
+    cluster = net.net.cluster
+    return [f"  on the servers of {cluster.path} ({cluster.tunnel} tunnels between them):",
+            *format_placement(net.net.node_servers, cluster)]
 
 
 def _target(target: str) -> str:

@@ -7,11 +7,22 @@ the Ethernet header through the end of the payload (14 + IP length), no preamble
 or inter-frame gap. On a star every host has its own link to the switch, full duplex,
 so the busiest direction of the busiest host link sets the bandwidth term.
 
+Any other topology (``ModelInput.shape``, ``experiments.model_topology``) changes two
+things. Latency: ``alpha`` is a step through one switch, and every further switch on a
+step's path adds ``hop`` (its processing and the link's propagation). Bandwidth: where
+a link between switches carries more of an algorithm's traffic than the busiest host
+link (``TopoShape.load``, with ECMP spreading traffic evenly over equal-cost paths),
+the bandwidth term grows by that factor.
+
 - ``ina`` (in-network): every worker sends ``C + W`` packets of K int32 values (C data
   chunks; the first W, the window, are the round that agrees the scaling exponents, see
   ``hosts.protocol``) and receives as many results; uplinks and downlinks stream in
   parallel, so T = (C + W) * frame / B + 2 alpha, the "S / B plus the window's first
   round trip". A frame is 4K values + 12 header + 42 Ethernet/IPv4/UDP bytes.
+  In a tree of depth d (links from a worker to the root), a chunk's round trip
+  crosses 2d links: RTT = 2 alpha + 2d F/B + 2(d-1) hop, and a worker can send no faster
+  than its window allows, W chunks per RTT: T = (C + W) * max(F/B, RTT/W) + 2 alpha
+  + 2(d-1)(hop + F/B) (on a star, d = 1 and the window rarely binds).
 - ``ring``: reduce-scatter then all-gather, 2(N-1) steps of S/N each:
   T = 2(N-1) alpha + 2(N-1)/N * S / B.
 - ``ps``: one server (rank 0) receives N-1 tensors and returns N-1 sums, streamed:
@@ -22,7 +33,8 @@ so the busiest direction of the busiest host link sets the bandwidth term.
   N' <= N hosts, 2 log2 N' steps moving 2(N'-1)/N' S; the N - N' other hosts first hand
   their tensor to a partner and get the result back (two more steps of S each).
 
-TCP (the host algorithms) carries MSS = 1448 payload bytes per segment (MTU 1500 with
+TCP (the host algorithms) gets ``tcp_efficiency`` (e, 0.88) of a link's rate here
+(``TCP_EFFICIENCY``), and carries MSS = 1448 payload bytes per segment (MTU 1500 with
 the timestamp option): 66 bytes of Ethernet/IPv4/TCP per segment, and an ACK frame of
 66 bytes every second segment in the reverse direction, which shares a host's uplink
 with that host's own data when data flows both ways (ring, ps-sharded, hd).
@@ -36,9 +48,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from experiments.model_topology import TopoShape
 from hosts.frame import FRAME_OVERHEAD
 from hosts.wire import HEADER_SIZE
 
@@ -46,6 +59,15 @@ VALUE_BYTES = 4  # float32 on the hosts, int32 on the wire
 DEFAULT_ALPHA = 100e-6
 """Seconds per message step: a few tens of microseconds of Python per packet in the
 switch and the agents, on top of the link's own serialization."""
+TCP_EFFICIENCY = 0.88
+"""The share of a link's rate the host algorithms' TCP gets here: on the emulator's
+htb-shaped links (10 Mbit/s, 4 MB per worker, a star of 4) ring, ps, ps-sharded and
+halving-doubling all took 7 to 21% longer than their frames need, without a single
+retransmission: the Python agents' turns between segments and TCP's pacing leave the
+link idle a moment now and then (see the README's validation)."""
+DEFAULT_HOP = 50e-6
+"""Seconds each switch past the first adds to a step's path: the built-in switch's
+processing of a packet (about 20 us of CPU) and the time it waits for it."""
 
 MSS = 1448
 TCP_FRAME = 14 + 20 + 32  # Ethernet, IPv4, TCP with timestamps
@@ -65,6 +87,19 @@ class ModelInput:
     window: int = 64
     alpha: float = DEFAULT_ALPHA
     mss: int = MSS
+    hop: float = DEFAULT_HOP
+    shape: TopoShape | None = None  # None: a star of ``workers`` hosts
+    tcp_efficiency: float = TCP_EFFICIENCY
+
+    def hops(self, algo: str) -> int:
+        return self.shape.hops(algo) if self.shape else 1
+
+    def load(self, algo: str) -> float:
+        return self.shape.load(algo) if self.shape else 1.0
+
+    def step(self, algo: str) -> float:
+        """The latency of one of the algorithm's message steps."""
+        return self.alpha + (self.hops(algo) - 1) * self.hop
 
     @property
     def tensor_bytes(self) -> int:
@@ -144,10 +179,16 @@ def bus_factor(workers: int) -> float:
 
 
 def _finish(m: ModelInput, algo: str, steps: int, link_bytes: float,
-            sent: list[float], wire: list[float], formula: str) -> Prediction:
+            sent: list[float], wire: list[float], formula: str, tcp: bool = True
+            ) -> Prediction:
+    """``link_bytes`` are the busiest host link's; the busiest link carries
+    ``m.load(algo)`` times as much; TCP (``tcp``) gets ``m.tcp_efficiency`` of its
+    rate."""
     seconds = None
+    link_bytes *= m.load(algo)
     if m.bw_mbps:
-        seconds = steps * m.alpha + link_bytes * 8 / (m.bw_mbps * 1e6)
+        rate = m.bw_mbps * 1e6 * (m.tcp_efficiency if tcp else 1.0)
+        seconds = steps * m.step(algo) + link_bytes * 8 / rate
     return Prediction(algo, steps, link_bytes, sent, wire, seconds, formula)
 
 
@@ -160,8 +201,16 @@ def model_ina(m: ModelInput) -> Prediction:
     frame = ina_frame_bytes(m.k)
     link = packets * frame
     sent = [float(packets * (frame - FRAME_OVERHEAD))] * n
-    return _finish(m, "ina", 2 if packets else 0, link, sent, [float(link)] * n,
-                   "(C+W)*(4K+54)*8/B + 2a")
+    p = _finish(m, "ina", 2 if packets else 0, link, sent, [float(link)] * n,
+                "(C+W)*max(F/B, RTT/W) + 2a + 2(d-1)(hop+F/B)", tcp=False)
+    if p.seconds is None or not packets:
+        return p
+    depth = m.shape.tree_depth if m.shape else 1
+    serial = frame * 8 / (m.bw_mbps * 1e6) if m.bw_mbps else 0.0
+    rtt = 2 * m.alpha + 2 * depth * serial + 2 * (depth - 1) * m.hop
+    seconds = (packets * max(serial, rtt / m.window) + 2 * m.alpha
+               + 2 * (depth - 1) * (m.hop + serial))
+    return replace(p, seconds=seconds)
 
 
 def model_ring(m: ModelInput) -> Prediction:
@@ -171,7 +220,7 @@ def model_ring(m: ModelInput) -> Prediction:
     p = 2 * (n - 1) / n * d
     link = tcp_exchange(p, m.mss)
     return _finish(m, "ring", 2 * (n - 1), link, [p] * n, [link] * n,
-                   "2(N-1)a + 2(N-1)/N*S*8/B")
+                   "2(N-1)a + 2(N-1)/N*S*8/eB")
 
 
 def model_ps(m: ModelInput) -> Prediction:
@@ -183,7 +232,7 @@ def model_ps(m: ModelInput) -> Prediction:
     worker_wire = tcp_exchange(d, m.mss)
     sent = [served] + [float(d)] * (n - 1)
     wire = [link] + [worker_wire] * (n - 1)
-    return _finish(m, "ps", 2, link, sent, wire, "2a + (N-1)*S*8/B")
+    return _finish(m, "ps", 2, link, sent, wire, "2a + (N-1)*S*8/eB")
 
 
 def model_ps_sharded(m: ModelInput) -> Prediction:
@@ -193,7 +242,7 @@ def model_ps_sharded(m: ModelInput) -> Prediction:
     p = 2 * (n - 1) / n * d
     link = tcp_exchange(p, m.mss)
     return _finish(m, "ps-sharded", 2, link, [p] * n, [link] * n,
-                   "2a + 2(N-1)/N*S*8/B")
+                   "2a + 2(N-1)/N*S*8/eB")
 
 
 def model_hd(m: ModelInput) -> Prediction:
@@ -211,7 +260,7 @@ def model_hd(m: ModelInput) -> Prediction:
     wire = [tcp_exchange(p, m.mss) + (tcp_frames(d, m.mss) if r < extra else 0.0)
             if r < core else tcp_exchange(d, m.mss) for r in range(n)]
     return _finish(m, "hd", steps, link, sent, wire,
-                   "2log2(N')a + 2(N'-1)/N'*S*8/B (+2a + 2S*8/B if N > N')")
+                   "2log2(N')a + 2(N'-1)/N'*S*8/eB (+2a + 2S*8/eB if N > N')")
 
 
 MODELS: dict[str, Callable[[ModelInput], Prediction]] = {

@@ -56,6 +56,7 @@ class RunOptions:
     ps_host: str | None = None  # --algo ps: the host that sums (default: the first)
     segment: int = DEFAULT_SEGMENT  # host-based: float32 values per TCP message
     routing: str = "ecmp"  # the IPv4 routes: one of ROUTINGS
+    cluster: str | None = None  # a cluster file: the network on several servers
 
     def validate(self) -> None:
         """Raise ``RunError`` naming the first bad option."""
@@ -80,6 +81,13 @@ class RunOptions:
             if name is not None and name not in names:
                 listed = ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
                 return f"{option} {name}: not a {kind} of {self.topo} ({plural}: {listed})"
+        if self.cluster is not None:
+            problem = _cluster_placement(self.cluster, topo)
+            if problem:
+                return f"--cluster {self.cluster}: {problem}"
+            if (self.loss or self.duplicate) and self.target != "builtin":
+                return (f"--cluster with --loss or --duplicate needs the built-in switch "
+                        f"(on {self.target}, they come from this machine's kernel)")
         if self.loss and self.target != "builtin" and any(
                 topo.isSwitch(a) and topo.isSwitch(b) for a, b in topo.links()):
             return (f"--loss on {self.topo}'s links between switches needs the built-in "
@@ -222,6 +230,30 @@ def _check_dir(path: str) -> str | None:
     return None if path else "must not be empty"
 
 
+def _check_cluster(path: str | None) -> str | None:
+    from topologies.cluster.spec import ClusterFileError, load_cluster_file
+
+    if path is None:
+        return None
+    try:
+        load_cluster_file(path)
+    except ClusterFileError as e:
+        return str(e)
+    return None
+
+
+def _cluster_placement(path: str, topo: Any) -> str | None:
+    """What keeps the cluster file from placing ``topo``'s nodes (None: nothing)."""
+    from topologies.cluster.placement import PlacementError, place_nodes
+    from topologies.cluster.spec import load_cluster_file
+
+    try:
+        place_nodes(topo, load_cluster_file(path))
+    except PlacementError as e:
+        return str(e)
+    return None
+
+
 def _node_name(letter: str, kind: str) -> Callable[[str | None], str | None]:
     """The check of a node's name: ``letter`` and a number (``s1``, ``h2``)."""
     def check(name: str | None) -> str | None:
@@ -308,6 +340,9 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
     Field("routing", "--routing", read_text, _one_of(ROUTINGS), metavar="ecmp|shortest",
           help="IPv4 routes between hosts: ecmp, spread over equal-cost paths by a hash "
                "of the 5-tuple (default), or shortest, one shortest path per host"),
+    Field("cluster", "--cluster", read_text, _check_cluster, metavar="FILE.toml",
+          help="run the network on the servers of a cluster file (Mininet Cluster "
+               "Edition: hosts and switches over ssh, tunnels between servers)"),
 )}
 assert set(FIELDS) == {f.name for f in fields(RunOptions)}, "every option has a Field"
 

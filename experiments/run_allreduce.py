@@ -54,7 +54,14 @@ def impairment_spec(loss: float, duplicate: float) -> str | None:
 
 
 def model_for(options: RunOptions, workers: int) -> dict[str, Any] | None:
-    m = ModelInput(workers, options.size, options.bw, k=options.k, window=options.window)
+    from experiments.model_topology import ShapeError, shape_of
+
+    try:
+        shape = shape_of(options.topo)
+    except ShapeError:
+        shape = None
+    m = ModelInput(workers, options.size, options.bw, k=options.k, window=options.window,
+                   shape=shape if shape and shape.hosts == workers else None)
     prediction = predict(options.algo, m)
     return prediction.to_json() if prediction else None
 
@@ -101,13 +108,14 @@ class NetworkRunner:
         self.job_ids = itertools.count(1)
         self.start_error: str | None = None
         self.pcap = False  # keep the switch ports' captures (the sweep's --pcap)
+        self.cluster: str | None = None  # the sweep's --cluster file
 
     def start(self) -> AllReduceNet:
         if self.net is not None and all(sw.exit_status is None for sw in self.net.switches()):
             return self.net
         self.stop()
         net = AllReduceNet(self.topo, self.work_dir, self.target, self.bw, self.k,
-                           pcap=self.pcap, ecmp=self.routing == "ecmp")
+                           pcap=self.pcap, ecmp=self.routing == "ecmp", cluster=self.cluster)
         net.start()
         self.net = net
         for pid in switch_pids(net).values():
@@ -132,6 +140,7 @@ class NetworkRunner:
         if self.start_error is not None:
             record["errors"].append(self.start_error)
             return None
+        self.cluster = getattr(point.options, "cluster", None)
         try:
             return self.start()
         except Exception as e:
@@ -174,6 +183,8 @@ class NetworkRunner:
         if net is None:
             return record
         record["workers_count"] = len(net.hosts)
+        if options.cluster:
+            record["cluster"] = net.net.describe()
         record["model"] = model_for(options, len(net.hosts))
         job = options.job(self.next_job_id(), net.hosts)
         record["job"] = job.to_json()
@@ -225,12 +236,12 @@ def raise_priority(pid: int, nice: int) -> None:
 
 
 def switch_pids(net: AllReduceNet) -> dict[str, int]:
-    return {sw.name: sw.process.pid for sw in net.switches() if sw.process is not None}
+    return {sw.name: sw.process.pid for sw in net.local_switches() if sw.process is not None}
 
 
 def link_rates(net: AllReduceNet) -> dict[str, float | None]:
     """Every switch interface (one end of every link) and its rate."""
-    return {intf.name: net.bw for sw in net.switches() for intf in sw.intfList()
+    return {intf.name: net.bw for sw in net.local_switches() for intf in sw.intfList()
             if intf.name != "lo"}
 
 
@@ -249,12 +260,12 @@ def switch_counters(net: AllReduceNet) -> dict[str, Any]:
     """Every built-in switch's port counters (nothing for BMv2)."""
     if net.target != "builtin":
         return {}
-    from switch.process.control import ControlError, control_request
+    from switch.process.control import ControlError
 
     out = {}
     for sw in net.switches():
         try:
-            reply = control_request(str(sw.control_socket), {"cmd": "counters"})
+            reply = sw.control({"cmd": "counters"})
         except ControlError:
             continue
         if reply.get("ok"):

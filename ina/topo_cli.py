@@ -80,6 +80,8 @@ def add_topo_parsers(verbs: Any) -> None:
                    help="keep every switch port's capture (RUN_DIR/pcaps/)")
     p.add_argument("--runs-dir", default="runs", metavar="DIR",
                    help="where the run directory goes (default runs/)")
+    p.add_argument("--cluster", metavar="FILE.toml",
+                   help="run the network on the servers of a cluster file")
     p.set_defaults(func=cmd_net)
 
 
@@ -212,7 +214,9 @@ def cmd_net(args: argparse.Namespace) -> int:
         options = replace(RunOptions(), topo=args.spec, target=args.target,
                           bw=FIELDS["bw"].parse(args.bw, "--bw") if args.bw else None,
                           k=FIELDS["k"].parse(args.k, "--k"), pcap=args.pcap,
-                          runs_dir=args.runs_dir)
+                          runs_dir=args.runs_dir,
+                          cluster=FIELDS["cluster"].parse(args.cluster, "--cluster")
+                          if args.cluster else None)
         options.validate()
     except RunError as e:
         print(f"ina net: error: {e}", file=sys.stderr)

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 
 def free_tcp_port(host: str = "127.0.0.1") -> int:
@@ -87,14 +88,15 @@ def _to_stderr(line: str) -> None:
 
 @contextmanager
 def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK,
-                 waiting: Callable[[str], None] = _to_stderr) -> Iterator[None]:
+                 waiting: Callable[[str], None] = _to_stderr) -> Iterator[TextIO]:
     """Hold the machine-wide lock for Mininet networks while the block runs.
 
     Mininet names switch interfaces after the switch (``s1-eth1``) and deletes a
     same-named interface before creating its own, so two networks with an ``s1`` would
     break each other. Code that starts a network takes this lock; a second one waits,
     and ``waiting`` (by default a line on stderr) is told once whose network it waits for:
-    the holder writes its PID and command line into the lock file.
+    the holder writes its PID and command line into the lock file. The block gets the
+    open lock file: a process that inherits it holds the lock too, until it exits.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
@@ -118,7 +120,7 @@ def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK,
         handle.write(f"{os.getpid()} {' '.join(sys.argv)}\n")
         handle.flush()
         try:
-            yield
+            yield handle
         finally:
             handle.seek(0)
             handle.truncate()

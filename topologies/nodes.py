@@ -118,10 +118,29 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
         return self.logs / f"{self.name}.log"
 
     @property
+    def grpc_host(self) -> str:
+        """The address the switch serves P4Runtime on (and a controller reaches it at)."""
+        return "127.0.0.1"
+
+    @property
     def grpc_address(self) -> str:
         if self.grpc_port is None:
             raise StartError(f"{self.name}: not started, no gRPC port yet")
-        return f"127.0.0.1:{self.grpc_port}"
+        return f"{self.grpc_host}:{self.grpc_port}"
+
+    def free_port(self) -> int:
+        """A TCP port free on ``grpc_host`` for one of the switch's servers."""
+        return free_tcp_port()
+
+    def pcap_target(self) -> Path:
+        """The directory the switch process writes its captures into."""
+        pcap_dir = self.pcap_dir or self.logs / f"{self.name}-pcap"
+        pcap_dir.mkdir(parents=True, exist_ok=True)
+        return pcap_dir
+
+    def trace_target(self) -> Path:
+        """The switch process's ``--log-file`` (with ``trace``)."""
+        return self.logs / f"{self.name}.trace"
 
     def port_args(self) -> list[str]:
         return [arg for port, intf in sorted(self.intfs.items()) if intf.name != "lo"
@@ -137,11 +156,9 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
         argv = [*self.executable(), *self.program_args(), *self.port_args(),
                 "--device-id", str(self.device_id)]
         if self.trace:
-            argv += ["--log-file", str(self.logs / f"{self.name}.trace")]
+            argv += ["--log-file", str(self.trace_target())]
         if self.pcap:
-            pcap_dir = self.pcap_dir or self.logs / f"{self.name}-pcap"
-            pcap_dir.mkdir(parents=True, exist_ok=True)
-            argv += ["--pcap", str(pcap_dir)]
+            argv += ["--pcap", str(self.pcap_target())]
         argv += self.extra_args
         argv += ["--", "--grpc-server-addr", self.grpc_address]
         if self.cpu_port is not None:
@@ -155,7 +172,7 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
         if self.process is not None and self.process.poll() is None:
             return
         if self.grpc_port is None:
-            self.grpc_port = free_tcp_port()
+            self.grpc_port = self.free_port()
         self.quiet_interfaces()
         argv = self.command()
         with open(self.log_file, "ab") as log:
@@ -178,7 +195,7 @@ class P4RuntimeSwitch(Switch):  # type: ignore[misc]
     def wait_ready(self) -> None:
         if self.process is None:
             raise StartError(f"{self.name}: start() was not called")
-        wait_listening(self.process, "127.0.0.1", self.grpc_port or 0, self.ready_timeout,
+        wait_listening(self.process, self.grpc_host, self.grpc_port or 0, self.ready_timeout,
                        f"{self.kind} {self.name}", self.log_file)
 
     @classmethod
@@ -286,6 +303,13 @@ class InaSwitch(P4RuntimeSwitch):
                                str(self.control_socket), *args],
                               capture_output=True, text=True, timeout=30)
 
+    def control(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One request on the switch's control socket (``switch.process.control``) and
+        its reply; ``ControlError`` when the socket cannot be used."""
+        from switch.process.control import control_request
+
+        return dict(control_request(str(self.control_socket), request))
+
     def compile(self, program: str | Path, out_dir: str | Path | None = None
                 ) -> CompiledProgram:
         out = Path(out_dir) if out_dir is not None else self.logs
@@ -332,14 +356,14 @@ class BMv2Switch(P4RuntimeSwitch):
         Thrift one a moment after the gRPC one)."""
         super().wait_ready()
         assert self.process is not None
-        wait_listening(self.process, "127.0.0.1", self.thrift_port or 0, self.ready_timeout,
+        wait_listening(self.process, self.grpc_host, self.thrift_port or 0, self.ready_timeout,
                        f"{self.kind} {self.name} (Thrift)", self.log_file)
 
     def start(self, controllers: Sequence[Any]) -> None:
         if self.grpc_port is None:
-            self.grpc_port = free_tcp_port()
+            self.grpc_port = self.free_port()
         while self.thrift_port is None or self.thrift_port == self.grpc_port:
-            self.thrift_port = free_tcp_port()
+            self.thrift_port = self.free_port()
         with open(self.log_file, "a") as log:
             log.write(f"# {self.name}: P4Runtime on {self.grpc_address}, Thrift on port "
                       f"{self.thrift_port} (simple_switch_CLI --thrift-port "

@@ -11,6 +11,7 @@ import pytest
 
 from experiments.model import (
     MODELS,
+    TCP_EFFICIENCY,
     ModelInput,
     ideal_speedup,
     ina_wire_chunks,
@@ -41,15 +42,18 @@ def test_ring_by_hand() -> None:
     p = model_ring(ModelInput(4, 1_000_000, 10.0, alpha=ALPHA))
     assert p.link_bytes == 6_000_000 + 4144 * 66 + 2072 * 66 == 6_410_256
     assert p.steps == 6
-    assert p.seconds == pytest.approx(6 * ALPHA + 6_410_256 * 8 / 10e6)
+    # TCP gets TCP_EFFICIENCY of the link's rate
+    assert p.seconds == pytest.approx(6 * ALPHA + 6_410_256 * 8 / (TCP_EFFICIENCY * 10e6))
     assert p.bytes_sent == [6_000_000] * 4
+    alpha_beta = model_ring(ModelInput(4, 1_000_000, 10.0, alpha=ALPHA, tcp_efficiency=1))
+    assert alpha_beta.seconds == pytest.approx(6 * ALPHA + 6_410_256 * 8 / 10e6)
 
 
 def test_parameter_server_by_hand() -> None:
     # the server sends 3 sums of 4e6 bytes: ceil(12e6/1448) = 8288 segments
-    p = model_ps(ModelInput(4, 1_000_000, 10.0, alpha=ALPHA))
+    p = model_ps(ModelInput(4, 1_000_000, 10.0, alpha=ALPHA, tcp_efficiency=0.5))
     assert p.link_bytes == 12_000_000 + 8288 * 66 + 4144 * 66
-    assert p.seconds == pytest.approx(2 * ALPHA + p.link_bytes * 8 / 10e6)
+    assert p.seconds == pytest.approx(2 * ALPHA + p.link_bytes * 8 / 5e6)
     assert p.bytes_sent == [12_000_000, 4_000_000, 4_000_000, 4_000_000]
     assert p.to_json()["bytes_sent_per_host"] == 6_000_000
     assert p.to_json()["bytes_sent_max"] == 12_000_000
@@ -78,12 +82,16 @@ def test_one_worker_and_no_rate() -> None:
 
 def test_bandwidth_regime_speedup_approaches_the_ideal() -> None:
     # without framing the in-network speedup over ring is 2(N-1)/N; with it, K = 256
-    # frames (5% header) against TCP's (7% with ACKs) keep it within a few percent
+    # frames (5% header) against TCP's (7% with ACKs) keep it within a few percent, when
+    # TCP gets the whole link; it gets TCP_EFFICIENCY of it here, and the ring as much less
     for n in (2, 4, 8):
-        m = ModelInput(n, 10_000_000, 10.0, k=256)
+        m = ModelInput(n, 10_000_000, 10.0, k=256, tcp_efficiency=1)
         ratio = model_ring(m).seconds / model_ina(m).seconds  # type: ignore[operator]
         assert ratio == pytest.approx(ideal_speedup(n), rel=0.02)
     assert ideal_speedup(4) == 1.5 and ideal_speedup(8) == 1.75
+    m = ModelInput(8, 10_000_000, 10.0, k=256)
+    ratio = model_ring(m).seconds / model_ina(m).seconds  # type: ignore[operator]
+    assert ratio == pytest.approx(ideal_speedup(8) / TCP_EFFICIENCY, rel=0.02)
 
 
 @pytest.mark.parametrize(("size", "k", "window"), [(1, 64, 64), (1000, 8, 4),
@@ -119,12 +127,19 @@ def test_ina_model_prints_the_table() -> None:
     assert "N = 4, S = 1000000 float32 values (4000000 B), B = 10 Mbit/s, K = 256" in out
     ina_line = next(line for line in out.splitlines() if line.startswith("ina "))
     assert ina_line.split()[1:4] == ["3.4248", "9.34", "14.02"]
-    assert "in-network over ring: 1.50 (2(N-1)/N = 1.50" in out
-    assert "in-network over ring: 1.75 (2(N-1)/N = 1.75" in out
+    # ring's bytes alone: 2(N-1)/N; TCP getting 0.88 of the link makes it 1/0.88 slower
+    assert "in-network over ring: 1.70 (2(N-1)/N = 1.50 for the bytes alone)" in out
+    assert "in-network over ring: 1.99 (2(N-1)/N = 1.75 for the bytes alone)" in out
+    proc = subprocess.run([sys.executable, "-m", "ina", "model", "--workers", "8", "--size",
+                           "1e6", "--bw", "10", "--k", "256", "--tcp-efficiency", "1"],
+                          capture_output=True, text=True, timeout=60)
+    assert "TCP gets 1 of a link" in proc.stdout
+    assert "in-network over ring: 1.75 (2(N-1)/N = 1.75" in proc.stdout
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--workers", "0"], "--workers 0: must be in [1, 254]"),
+    (["--workers", "0"], "--workers 0: must be in [1, 4096]"),
+    (["--tcp-efficiency", "1.5"], "--tcp-efficiency 1.5: must be in (0, 1]"),
     (["--size", "x"], "--size x: expected a whole number"),
     (["--k", "100"], "--k 100: not one of 8, 16, 32, 64, 128, 256"),
     (["--algo", "ring,nccl"], "--algo nccl: no model"),
