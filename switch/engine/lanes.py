@@ -28,7 +28,12 @@ plain code generator:
   8, 16, 32 or 64 and is computed with ``+ - * & | ^ ~``, unary ``-``, shifts by a
   constant below W, casts between such types and ``c ? a : b`` with an invariant
   ``c``: numpy's fixed-width integer arithmetic wraps exactly as P4's does there. The
-  array indexes are invariant.
+  array indexes are invariant;
+- an ``if``/``else`` in a unit has an invariant condition (``isValid()`` may appear in
+  it), so every lane takes the same branch: SwitchML's "the first contribution
+  replaces, later ones add" written one lane at a time. A local written on one path
+  through such ``if`` statements and not the other is not read afterwards within the
+  unit.
 
 Statements are compared by a canonical form (nested tuples) computed once each, so
 the search is linear in the number of statements for every unit length tried.
@@ -142,6 +147,7 @@ class LaneGroup:
     arrays: dict[int, ArrayRun]  # id(lane-0 Call) -> its arrays
     private: dict[int, A.VarDecl]  # locals declared outside the run, private per lane
     unit_decls: list[list[A.VarDecl]]  # per lane: the unit's top-level declarations
+    stmts: list[A.Stmt] = field(default_factory=list)  # every lane's statements
     dependent: set[int] = field(default_factory=set)  # ids of lane-varying nodes
 
     @property
@@ -212,6 +218,10 @@ class Canonicalizer:
                     self.expr(access.value))
         if isinstance(s, A.Block):
             return ("{", *[self.stmt(x) for x in s.stmts])
+        if isinstance(s, A.If):
+            cond = self.expr(s.cond)
+            then = self.stmt(s.then)
+            return ("if", cond, then, self.stmt(s.other) if s.other is not None else None)
         if isinstance(s, A.DeclStmt):
             return self._decl(s.decl, inner=True)
         if isinstance(s, A.Empty):
@@ -276,7 +286,10 @@ class Canonicalizer:
             return ("S", self.expr(e.expr), e.hi.value, e.lo.value)
         if isinstance(e, A.Mux):
             return ("?", ty, self.expr(e.cond), self.expr(e.then), self.expr(e.other))
-        raise NotFusable  # calls, initialisers, ...
+        if isinstance(e, A.Call) and isinstance(e.target, A.CallBuiltin) \
+                and e.target.method == "isValid" and not e.args:
+            return ("V", self.expr(e.target.receiver))
+        raise NotFusable  # other calls, initialisers, ...
 
     def _field_leaf(self, e: A.Member, ht: T.Header, base: tuple[object, ...],
                     ty: T.Type) -> FieldLeaf:
@@ -443,7 +456,7 @@ def _check(stmts: Sequence[A.Stmt], forms: list[StmtForm | None], start: int, un
     flow = _Flow(ctx, fields, arrays, {id(d) for d in unit_decls[0]})
     flow.run(template)
     group = LaneGroup(start, unit, lanes, template, fields, arrays, flow.private,
-                      unit_decls, flow.dependent)
+                      unit_decls, list(stmts[start:start + unit * lanes]), flow.dependent)
     _check_locations(group, invariant_fields, flow.written_runs)
     return group
 
@@ -483,7 +496,13 @@ def _check_locations(group: LaneGroup, invariant_fields: list[FieldLeaf],
 class _Flow:
     """Walks lane 0's statements in evaluation order: which values differ between
     lanes, which locals are private to each lane, and whether every statement and
-    every lane-varying expression has a vector form."""
+    every lane-varying expression has a vector form.
+
+    An ``if`` whose condition is the same in every lane sends every lane down the same
+    branch, so each branch is walked from the state before the ``if``; afterwards a
+    local counts as written only if both branches wrote it, and one that only some
+    paths wrote may not be read (it would hold this lane's value on one path and the
+    value from before the run on the other)."""
 
     def __init__(self, ctx: LaneContext, fields: dict[int, FieldRun],
                  arrays: dict[int, ArrayRun], unit_decls: set[int]):
@@ -491,7 +510,8 @@ class _Flow:
         self.fields = fields
         self.arrays = arrays
         self.local: set[int] = set(unit_decls)  # declared in the unit: private anyway
-        self.private: dict[int, A.VarDecl] = {}
+        self.private: dict[int, A.VarDecl] = {}  # written on some path
+        self.written: set[int] = set()  # private locals written on every path to here
         self.read_first: set[int] = set()
         self.dependent: set[int] = set()
         self.written_runs: set[tuple[tuple[object, ...], int]] = set()
@@ -524,6 +544,15 @@ class _Flow:
         elif isinstance(s, A.Block):
             for x in s.stmts:
                 self.stmt(x)
+        elif isinstance(s, A.If):
+            if self.expr(s.cond):
+                raise NotFusable  # a condition that differs between lanes
+            before = set(self.written)
+            self.stmt(s.then)
+            after_then, self.written = self.written, before
+            if s.other is not None:
+                self.stmt(s.other)
+            self.written &= after_then
         elif isinstance(s, A.DeclStmt):
             d = s.decl
             assert isinstance(d, A.VarDecl)
@@ -542,6 +571,7 @@ class _Flow:
             d = target.decl
             if id(d) not in self.local:
                 self.private.setdefault(id(d), d)  # type: ignore[arg-type]
+                self.written.add(id(d))
             return
         run = self.fields.get(id(target))
         if run is None:
@@ -563,8 +593,10 @@ class _Flow:
             if id(d) in self.local:
                 return True
             if isinstance(d, A.VarDecl):
-                if id(d) in self.private:
+                if id(d) in self.written:
                     return True
+                if id(d) in self.private:
+                    raise NotFusable  # written on another path only
                 self.read_first.add(id(d))
             return False
         if isinstance(e, A.Member):
@@ -613,6 +645,10 @@ class _Flow:
         if isinstance(e, A.Slice):
             if self.expr(e.expr):
                 raise NotFusable
+            return False
+        if isinstance(e, A.Call):  # isValid(), the only call in a canonical form
+            assert isinstance(e.target, A.CallBuiltin)
+            self.expr(e.target.receiver)
             return False
         if isinstance(e, A.Mux):
             if self.expr(e.cond):
