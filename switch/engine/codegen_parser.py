@@ -1,5 +1,11 @@
 """Parsers: the state machine as one generated function, extraction, lookahead,
-advance, verify and select."""
+advance, verify and select.
+
+Where the offset in the packet is known when the code is generated (from the start of
+a top-level parser, which the architecture runs at offset 0, through states compiled
+in place and fixed-size headers), an extraction reads at that constant offset and
+sets ``_bo`` to the next one, without testing the offset's alignment at run time.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,9 @@ MAX_INLINE_DEPTH = 12
 
 
 class ParserMixin(StmtMixin):
+    #: the bit offset ``_bo`` holds here, when the code generator knows it
+    known_bo: int | None = None
+
     def err(self, name: str, default: int) -> int:
         return self.program.errors.get(name, default)
 
@@ -60,6 +69,8 @@ class ParserMixin(StmtMixin):
             self.em(f"if _bo + {t0} > _n:")
             self.em(f"    raise _ParserError({short}, _bo)")
             self.em(f"_bo += {t0}")
+            self.known_bo = self.known_bo + int(n) if self.known_bo is not None \
+                and n.isdigit() else None
             return None
         if m == "length":
             return "_nb"
@@ -119,6 +130,7 @@ class ParserMixin(StmtMixin):
         cls = self.types.cls(t)
         if self.mod.trace:
             self.em(f"_T('extract', {self.mod.stmt_id(c.pos)}, {t.name!r})")
+        known, self.known_bo = self.known_bo, None
         if nbits is not None:
             n = self.expr(nbits)
             self.em(f"_bo = _extract_generic({h}, _d, _bo, {short}, {n}, "
@@ -127,6 +139,14 @@ class ParserMixin(StmtMixin):
             nbytes = self.types.header_nbytes(cls)
             if nbytes is None:
                 self.em(f"_bo = _extract_generic({h}, _d, _bo, {short})")
+            elif known is not None and known % 8 == 0:
+                end = known // 8 + nbytes
+                self.em(f"if {end} > _nb:")
+                self.em(f"    raise _ParserError({short}, {known})")
+                for ln in self.types.extract_lines(cls, h, "_d", str(known // 8)):
+                    self.em(ln)
+                self.em(f"_bo = {end * 8}")
+                self.known_bo = end * 8
             else:
                 self.em("if _bo & 7:")
                 self.em(f"    _bo = _extract_generic({h}, _d, _bo, {short})")
@@ -186,6 +206,10 @@ class ParserMixin(StmtMixin):
         loop_states = [s for s in decl.states if s.name not in self._inline]
         self._state_index = {s.name: i for i, s in enumerate(loop_states)}
         self._by_name = by_name
+        # the architecture runs its own parsers from the start of the packet
+        top = self.block is not None and any(
+            bi is self.block for bi in self.program.pipeline.values())
+        self.known_bo = 0 if top else None
         self.em("_nb = len(_d)")
         self.em("_n = _nb << 3")
         for d in decl.locals:
@@ -196,6 +220,7 @@ class ParserMixin(StmtMixin):
             self.state(by_name["start"], ret)
             return
         self._in_loop = True
+        self.known_bo = None
         self.em(f"_st = {self._state_index['start']}")
         if looping:
             self.em("_steps = 0")
@@ -244,7 +269,9 @@ class ParserMixin(StmtMixin):
             self.em(f"{k} = {v}")
             keys.append((k, self.ty(e)))
         first = True
+        known = self.known_bo
         for case in sel.cases:
+            self.known_bo = known
             cond = self.keyset(case.keyset, keys)
             if cond == "True":
                 if first:
@@ -264,6 +291,27 @@ class ParserMixin(StmtMixin):
         else:
             self.em("else:")
             self.em("    " + nomatch)
+
+    def _s_If(self, s: A.If) -> None:
+        if self.kind != "parser":
+            super()._s_If(s)
+            return
+        c = self.cond(s.cond)
+        known = self.known_bo
+        self.em(f"if {c}:")
+        with self.em.indent():
+            self.stmt(s.then)
+        after_then, self.known_bo = self.known_bo, known
+        if s.other is not None and not isinstance(s.other, A.Empty):
+            self.em("else:")
+            with self.em.indent():
+                self.stmt(s.other)
+        if self.known_bo != after_then:
+            self.known_bo = None
+
+    def sub_apply(self, c: A.Call, inst: A.Instantiation | A.Param) -> None:
+        super().sub_apply(c, inst)
+        self.known_bo = None
 
     def keyset(self, ks: A.Expr, keys: list[tuple[str, T.Type]]) -> str:
         if isinstance(ks, (A.DefaultExpr, A.DontCare)):
