@@ -71,7 +71,15 @@ def read_fields(program: Any, struct: T.Type, names: tuple[str, ...]) -> set[str
 
 def _context_fields(source: str) -> set[str]:
     """The per-packet context fields the generated code refers to (as ``_X.<name>``)."""
-    return {f for f in ("plen", "payload", "sm") if f"_X.{f}" in source}
+    return {f for f in ("plen", "payload", "sm", "checksum_error") if f"_X.{f}" in source}
+
+
+def does_nothing(block: Any) -> bool:
+    """Whether applying control ``block`` (a block instance) can have no effect: an
+    empty ``apply`` whose locals run no code (no variable with an initialiser)."""
+    decl = block.decl
+    return isinstance(decl, A.ControlDecl) and not decl.body.stmts and not any(
+        isinstance(d, A.VarDecl) and d.init is not None for d in decl.locals)
 
 
 def build_fast_process(pipeline: Any) -> Process:
@@ -81,15 +89,23 @@ def build_fast_process(pipeline: Any) -> Process:
                             for x in a["p"])
     stamps = read_fields(pipeline.c.program, pipeline.sm_t, TIMESTAMPS)
     ctx_fields = _context_fields(pipeline.c.source)
+    blocks = pipeline.c.program.pipeline
 
     def only(cond: bool, line: str) -> str:
         return line if cond else "pass"
+
+    def apply(key: str, indent: str, out: str = "None") -> str:
+        """The call of block ``key`` (none for a control that does nothing)."""
+        if key != "dep" and does_nothing(blocks[key]):
+            return "pass"
+        return (f"try:\n{indent}    {_call(key, a[key], out)}\n"
+                f"{indent}except P4Exit:\n{indent}    pass")
 
     src = f"""
 def process(port, data):
     data = bytes(data)
     X = ctx
-    X.checksum_error = 0
+    {only("checksum_error" in ctx_fields, "X.checksum_error = 0")}
     plen = len(data)
     {only("plen" in ctx_fields, "X.plen = plen")}
     hdr = H()
@@ -108,15 +124,9 @@ def process(port, data):
             sm.f_parser_error = e.code
         payload = data[bo >> 3:]
         {only("payload" in ctx_fields, "X.payload = payload")}
-        try:
-            {_call("vr", a["vr"])}
-        except P4Exit:
-            pass
-        sm.f_checksum_error = X.checksum_error
-        try:
-            {_call("ig", a["ig"])}
-        except P4Exit:
-            pass
+        {apply("vr", "        ")}
+        {only("checksum_error" in ctx_fields, "sm.f_checksum_error = X.checksum_error")}
+        {apply("ig", "        ")}
     except PacketAbort as e:
         abort(e)
         return []
@@ -155,16 +165,10 @@ def egress(hdr, meta, sm, port, payload, plen, outputs):
     {only(TIMESTAMPS[1] in stamps, "sm.f_egress_global_timestamp = "
           "((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF")}
     try:
-        try:
-            {_call("eg", a["eg"])}
-        except P4Exit:
-            pass
+        {apply("eg", "        ")}
         if sm.f_egress_spec == {M.DROP_PORT}:
             return
-        try:
-            {_call("ck", a["ck"])}
-        except P4Exit:
-            pass
+        {apply("ck", "        ")}
         out = []
         try:
             {_call("dep", a["dep"], "out")}
