@@ -93,6 +93,8 @@ class ModuleBuilder:
         # each (block fqn, id(statement list))
         self.fuse_lanes = not trace
         self.lane_groups: dict[tuple[str, int], Any] = {}
+        # (parser block fqn, out parameter) -> the global name of its partial constructor
+        self.out_factories: dict[tuple[str, str], str] = {}
         # block fqn -> how many names in the block refer to each declaration (by id)
         self.lane_references: dict[str, Counter[int]] = {}
 

@@ -508,11 +508,31 @@ class TypeGen:
             return None
         return sum(p.width for p in plans) // 8
 
-    def _fresh_lines(self, t: T.Type, var: str, depth: int = 0) -> list[str]:
+    def owns_fields(self, t: T.Header) -> bool:
+        """Whether ``extract_lines`` sets every attribute of a header of type ``t`` (a
+        fixed layout of whole bytes, no struct-typed field), so an extraction may
+        fill an object fresh from ``_new`` rather than a default one."""
+        name = self.cls(t)
+        return self.header_nbytes(name) is not None and not any(
+            isinstance(strip(f.type), T.Struct) for f in t.fields)
+
+    def partial_factory(self, t: T.Struct, skip: frozenset[str]) -> str:
+        """The global name of a function returning a fresh default value of struct
+        ``t`` whose members named in ``skip`` (attributes) are left unset: a parser
+        that sets them itself uses it (see ``switch.engine.codegen_parser``)."""
+        name = self._unique(f"_mk_{self.cls(t)}")
+        lines = self._fresh_lines(t, "_v", 0, skip)
+        self.source.extend([f"def {name}():", *("    " + ln for ln in lines),
+                            "    return _v", ""])
+        return name
+
+    def _fresh_lines(self, t: T.Type, var: str, depth: int = 0,
+                     skip: frozenset[str] = frozenset()) -> list[str]:
         """Lines that set local ``var`` to a fresh default value of aggregate ``t``,
         building the headers and structs inside it in place (a struct's constructor
         is one Python call, not one per member). Stacks, and headers with struct
-        fields, are made by their constructors."""
+        fields, are made by their constructors; members named in ``skip`` are left
+        unset."""
         t = strip(t)
         name = self.cls(t)
         if isinstance(t, T.Header):
@@ -534,6 +554,8 @@ class TypeGen:
             lines = [f"{var} = _new({name})"]
             for i, f in enumerate(t.fields):
                 ft = strip(f.type)
+                if attr(f.name) in skip:
+                    continue
                 if isinstance(ft, (T.Header, T.Struct, T.HeaderUnion)):
                     sub = f"_m{depth}_{i}"
                     lines += self._fresh_lines(ft, sub, depth + 1)

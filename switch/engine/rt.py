@@ -213,6 +213,15 @@ def array_field(name: str, i: int) -> property:
     return property(get, put)
 
 
+def complete_members(obj: Any, members: tuple[tuple[str, type], ...]) -> None:
+    """Give ``obj`` a default value (a new ``cls()``) for each of ``members`` that it
+    has none of yet: a parser that builds its out headers as it extracts them does
+    this when it fails half-way (``switch.engine.codegen_parser``)."""
+    for name, cls in members:
+        if not hasattr(obj, name):
+            setattr(obj, name, cls())
+
+
 def wire_bytes(dtype: Any) -> Callable[[Any], bytes]:
     """A function giving the bytes of a header's array in ``dtype`` (big-endian). The
     last read-only array's bytes are kept: such an array never changes (see

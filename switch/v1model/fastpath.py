@@ -82,6 +82,15 @@ def does_nothing(block: Any) -> bool:
         isinstance(d, A.VarDecl) and d.init is not None for d in decl.locals)
 
 
+def _headers_constructor(pipeline: Any) -> Callable[[], Any]:
+    """What makes the parser's headers: the parser's own constructor of them where it
+    builds some of them itself (``switch.engine.codegen_parser``)."""
+    parser = pipeline.c.program.pipeline["p"]
+    hdr = parser.decl.params[1].name
+    made: Callable[[], Any] = pipeline.c.fresh_out.get(parser.fqn, {}).get(hdr, pipeline.H)
+    return made
+
+
 def build_fast_process(pipeline: Any) -> Process:
     """``pipeline.process`` for programs that need none of its extra paths."""
     a = pipeline.args
@@ -182,7 +191,8 @@ def egress(hdr, meta, sm, port, payload, plen, outputs):
 """
     fn = pipeline.fn
     ns: dict[str, Any] = {
-        "ctx": pipeline.ctx, "H": pipeline.H, "Meta": pipeline.Meta, "SM": pipeline.SM,
+        "ctx": pipeline.ctx, "H": _headers_constructor(pipeline), "Meta": pipeline.Meta,
+        "SM": pipeline.SM,
         "monotonic_ns": time.monotonic_ns, "t0": pipeline.t0, "parser": fn["p"],
         "vr": fn["vr"], "ig": fn["ig"], "eg": fn["eg"], "ck": fn["ck"], "dep": fn["dep"],
         "replicate": pipeline.pre.replicate, "abort": pipeline._abort,
