@@ -79,6 +79,7 @@ class Operand:
     kind: str
     type: T.Type
     storage: frozenset[str] = frozenset()
+    roots: frozenset[str] = frozenset()  # vec: the variables whose array it may be
 
 
 class LaneMixin(StmtMixin):
@@ -144,6 +145,14 @@ class FusedRun:
         self.views: dict[str, tuple[frozenset[str], frozenset[int]]] = {}
         self.stale: set[str] = set()
         self.copy_sites: set[int] = set()
+        # sharing analysis: a local's array that stores give to two headers must be
+        # marked read-only (within the run nothing writes into a header's whole array,
+        # and after it no local is read): variable -> the variables whose arrays it
+        # may hold, array -> the stores that gave it away, the stores that must mark it
+        self.store_site = 0
+        self.roots: dict[str, frozenset[str]] = {}
+        self.given: dict[str, set[int]] = {}
+        self.mark_sites: set[int] = set()
 
     # ---------------------------------------------------------------- set-up
 
@@ -185,7 +194,7 @@ class FusedRun:
                 self.stmts(self.grp.template)
                 self._results()
             self.watching = False
-            self.site = 0
+            self.site = self.store_site = 0
             self.vars = {}
             self.stmts(self.grp.template)
             self._results()
@@ -289,6 +298,7 @@ class FusedRun:
                 then_lines.append(f"{pad}{name} = {a}")
                 else_lines.append(f"{pad}{name} = {b}")
                 merged[did] = name
+                self.roots[name] = self.roots.get(a, frozenset()) | self.roots.get(b, frozenset())
                 va, vb = self.views.get(a), self.views.get(b)
                 if va is not None or vb is not None:
                     self.views[name] = (
@@ -320,12 +330,15 @@ class FusedRun:
         _code, array, off, whole = self.fields[(frun.base_key, frun.first)]
         v = self._convert(v, tt)
         if whole:  # the array is replaced (copied on write: see switch.engine.layout)
+            self.store_site += 1
             if v.kind == "scalar":
                 v = self._vector(v)
             elif v.kind == "view":
                 v = Operand(f"{v.code}.copy()", "fresh", tt)
             elif v.kind == "vec":
-                g.em(f"{self.use(v.code)}.flags.writeable = False")
+                self._give(v.roots)
+                if self.store_site in self.mark_sites:
+                    g.em(f"{v.code}.flags.writeable = False")
             g.em(f"{array} = {v.code}")
             return
         a = g.tmp("_la")
@@ -334,6 +347,17 @@ class FusedRun:
         g.em(f"    {a} = {array} = {a}.copy()")
         g.em(f"{a}[{off}:{off + self.k}] = {v.code}")
         self.wrote(array)
+
+    def _give(self, roots: frozenset[str]) -> None:
+        """A store gives the arrays of ``roots`` to a header (a second header sharing
+        one makes every store of it mark it)."""
+        if not self.watching:
+            return
+        for root in roots:
+            given = self.given.setdefault(root, set())
+            given.add(self.store_site)
+            if len(given) > 1:
+                self.mark_sites |= given
 
     def bind(self, decl: object, v: Operand, t: T.Type) -> None:
         """The lanes' values of local ``decl`` become ``v``: a view is copied unless
@@ -347,6 +371,7 @@ class FusedRun:
                 self.views[name] = (v.storage, frozenset([self.site]))
             elif self.site in self.copy_sites:
                 code = f"{code}.copy()"
+        self.roots[name] = v.roots if v.kind == "vec" else frozenset([name])
         self.g.em(f"{name} = {code}")
         self.vars[id(decl)] = name
 
@@ -362,7 +387,8 @@ class FusedRun:
             view = self.views.get(var)
             if view is not None and not self.watching and not view[1] & self.copy_sites:
                 return Operand(var, "view", t, view[0])
-            return Operand(var, "vec", t, view[0] if view else frozenset())
+            return Operand(var, "vec", t, view[0] if view else frozenset(),
+                           self.roots.get(var, frozenset([var])))
         if isinstance(e, A.Member):
             frun = self.grp.fields[id(e)]
             code, array, _off, _whole = self.fields[(frun.base_key, frun.first)]
@@ -376,7 +402,7 @@ class FusedRun:
         if isinstance(e, A.Unary):
             v = self.expr(e.expr)
             if e.op == "+":
-                return Operand(v.code, v.kind, t, v.storage)
+                return v
             return Operand(f"({e.op}{v.code})", "fresh", t)
         if isinstance(e, A.Cast):
             return self._convert(self.expr(e.expr), t)
@@ -387,7 +413,7 @@ class FusedRun:
             kinds = (then.kind, other.kind)
             kind = "view" if "view" in kinds else "vec" if "vec" in kinds else "fresh"
             return Operand(f"({then.code} if {cond} else {other.code})", kind, t,
-                           then.storage | other.storage)
+                           then.storage | other.storage, then.roots | other.roots)
         raise AssertionError(f"no vector form for {type(e).__name__}")
 
     def _vector(self, v: Operand) -> Operand:

@@ -166,6 +166,13 @@ def plan_chunks(fields: list[FieldPlan]) -> list[Chunk] | None:
     return chunks
 
 
+def _direct(c: Chunk) -> bool:
+    """A chunk that ``struct`` reads as the value of its one field."""
+    f, shift = c.fields[0]
+    return len(c.fields) == 1 and c.code in "BHIQbhiq" and shift == 0 and not f.is_bool \
+        and f.width == c.nbytes * 8
+
+
 def array_attr(t: T.Header, first: int) -> str:
     """The attribute holding the array run that starts at field ``first``."""
     return "a_" + t.fields[first].name
@@ -374,14 +381,18 @@ class TypeGen:
                 for p in plain] or ["        pass"]
         src += [f"        self.{a} = {self._zeros(*arrays[a])}" for a in arrays]
         src += [f"        self.w_{p.attr[2:]} = 0" for p in plans if p.varbit]
-        # arrays are shared read-only (copied on write)
+        # arrays are shared read-only (copied on write); marking one costs more than
+        # looking whether it is marked
+        def share(a: str, src: str, dst: str) -> str:
+            return (f"        if {src}.{a}.flags.writeable:\n"
+                    f"            {src}.{a}.flags.writeable = False\n"
+                    f"        {dst}.{a} = {src}.{a}")
+
         src += ["    def copy(self):", f"        n = _new({name})"]
-        src += [f"        n.{s} = self.{s}.copy()" if s in nested
-                else f"        self.{s}.flags.writeable = False\n        n.{s} = self.{s}"
+        src += [f"        n.{s} = self.{s}.copy()" if s in nested else share(s, "self", "n")
                 if s in arrays else f"        n.{s} = self.{s}" for s in slots]
         src += ["        return n", "    def assign(self, o):"]
-        src += [f"        self.{s}.assign(o.{s})" if s in nested
-                else f"        o.{s}.flags.writeable = False\n        self.{s} = o.{s}"
+        src += [f"        self.{s}.assign(o.{s})" if s in nested else share(s, "o", "self")
                 if s in arrays else f"        self.{s} = o.{s}" for s in slots]
         src += ["    def invalidate_all(self):", "        self.valid = False"]
         # a varbit is equal only with the same width (P4_16 spec, varbit operations)
@@ -454,6 +465,8 @@ class TypeGen:
                 names += [f"_x{i}", f"_x{i + 1}"]
                 vals.append((c, f"(_x{i} << 32) | _x{i + 1}"))
                 i += 2
+            elif _direct(c):  # unpacked straight into the field
+                names.append(f"{obj}.{c.fields[0][0].attr}")
             else:
                 names.append(f"_x{i}")
                 src = f"_x{i}"
@@ -473,8 +486,7 @@ class TypeGen:
             if c.array:
                 lines.append(f"{obj}.{c.array} = {src}")
                 continue
-            if len(c.fields) == 1 and (c.split48 or c.code in "BHIQbhiq") and c.fields[0][1] == 0 \
-                    and not c.fields[0][0].is_bool and c.fields[0][0].width == c.nbytes * 8:
+            if c.split48:
                 lines.append(f"{obj}.{c.fields[0][0].attr} = {src}")
                 continue
             if c.code.endswith("s") and len(c.fields) > 1:

@@ -68,3 +68,44 @@ def test_multicast_copies_write_their_own_fields() -> None:
         two[3] = 99
         assert struct.unpack(f">{K}I", out[2][1:]) == tuple(two)
         assert struct.unpack(f">{K}I", out[3][1:]) == (7,) + (0,) * (K - 1)
+
+
+TWO = f"""
+#include <core.p4>
+#include <v1model.p4>
+header vals_t {{ {FIELDS} }}
+struct headers_t {{ vals_t a; vals_t b; }}
+struct meta_t {{ bit<8> unused; }}
+parser P(packet_in pk, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {{
+    state start {{ pk.extract(h.a); transition accept; }}
+}}
+control VC(inout headers_t h, inout meta_t m) {{ apply {{ }} }}
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {{
+    apply {{
+        sm.egress_spec = 1;
+        h.b.setValid();
+        bit<32> x;
+        {" ".join(f"x = h.a.v{i} + 1; h.a.v{i} = x; h.b.v{i} = x;" for i in range(K))}
+        h.b.v3 = 99;
+    }}
+}}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {{
+    apply {{ h.a.v5 = 55; }}
+}}
+control CC(inout headers_t h, inout meta_t m) {{ apply {{ }} }}
+control D(packet_out pk, in headers_t h) {{ apply {{ pk.emit(h.a); pk.emit(h.b); }} }}
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+def test_a_value_stored_into_two_headers() -> None:
+    """Both headers get the lanes' one array: each writes its own field after."""
+    sw = V1Switch(compile_text(TWO, "two.p4"))
+    assert "# fused:" in sw.compiled().source
+    values = [10 * i for i in range(K)]
+    (port, out), = sw.inject(0, struct.pack(f">{K}I", *values))
+    a = [v + 1 for v in values]
+    b = list(a)
+    a[5] = 55
+    b[3] = 99
+    assert struct.unpack(f">{2 * K}I", out) == (*a, *b)
