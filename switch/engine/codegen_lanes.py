@@ -333,8 +333,9 @@ class FusedRun:
             self.store_site += 1
             if v.kind == "scalar":
                 v = self._vector(v)
-            elif v.kind == "view":
-                v = Operand(f"{v.code}.copy()", "fresh", tt)
+            elif v.kind == "view":  # copied in the wire's byte order, for the deparser
+                be = g.types.dtype_name(tt, big_endian=True)
+                v = Operand(f"{v.code}.astype({be})", "fresh", tt)
             elif v.kind == "vec":
                 self._give(v.roots)
                 if self.store_site in self.mark_sites:

@@ -113,7 +113,7 @@ def build_fast_process(pipeline: Any) -> Process:
     src = f"""
 def process(port, data):
     data = bytes(data)
-    X = ctx
+    {only(bool(ctx_fields), "X = ctx")}
     {only("checksum_error" in ctx_fields, "X.checksum_error = 0")}
     plen = len(data)
     {only("plen" in ctx_fields, "X.plen = plen")}
@@ -164,7 +164,7 @@ def process(port, data):
     return outputs
 
 def egress(hdr, meta, sm, port, payload, plen, outputs):
-    X = ctx
+    {only(bool(ctx_fields), "X = ctx")}
     {only("plen" in ctx_fields, "X.plen = plen")}
     {only("payload" in ctx_fields, "X.payload = payload")}
     {only("sm" in ctx_fields, "X.sm = sm")}
@@ -175,8 +175,7 @@ def egress(hdr, meta, sm, port, payload, plen, outputs):
           "((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF")}
     try:
         {apply("eg", "        ")}
-        if sm.f_egress_spec == {M.DROP_PORT}:
-            return
+        {only(not does_nothing(blocks["eg"]), f"if sm.f_egress_spec == {M.DROP_PORT}: return")}
         {apply("ck", "        ")}
         out = []
         try:
