@@ -27,9 +27,12 @@
 
 const bit<16> AGG_PORT = 48879;
 
+/* Every register element a packet touches belongs to its slot (both versions of it):
+ * the switch may run several pipelines, each with the slots the kernel sends it
+ * (ina switch --pipelines N; one pipeline otherwise). */
 header agg_t {
     bit<16> job;
-    bit<16> slot;
+    @pipeline_key bit<16> slot;
     bit<8>  version;
     bit<8>  flags;
     bit<16> worker;
