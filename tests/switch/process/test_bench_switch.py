@@ -116,7 +116,15 @@ def _readme_bench_commands() -> list[list[str]]:
 def test_readme_bench_switch_commands_run_as_written() -> None:
     need_root()
     commands = _readme_bench_commands()
-    assert [c[2] for c in commands] == ["p4/aggregation.p4", "p4/ipv4_forward.p4"]
+    assert [c[2] for c in commands] == ["p4/aggregation.p4", "p4/ipv4_forward.p4",
+                                        "p4/aggregation.p4"]
+    *commands, both = commands
+    assert both[-2:] == ["--target", "ina,bmv2"]
+    if shutil.which("simple_switch_grpc") and shutil.which("p4c-bm2-ss"):
+        result = ina(*both, "--count", "400", timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "| contributions/s in |" in result.stdout, result.stdout
+        assert result.stdout.count("with a wrong sum") == 2
     outs = []
     for argv in commands:
         result = ina(*argv, "--count", "2000", timeout=300)

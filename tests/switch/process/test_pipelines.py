@@ -126,3 +126,24 @@ def test_options_several_pipelines_cannot_share() -> None:
         result = ina("switch", "--pipelines", "2", *extra, timeout=60)
         assert result.returncode == 2, result.stderr
         assert what in result.stderr, result.stderr
+
+
+@pytest.mark.slow
+def test_readme_pipelines_command_runs_as_written(tmp_path: Path) -> None:
+    need_root()
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("## Starting the switch by hand\n")
+    section = readme[start:readme.index("\n## ", start + 1)]
+    (line,) = [ln for ln in section.splitlines() if "--pipelines" in ln
+               and ln.startswith(".venv/bin/ina switch ")]
+    argv = line.rstrip(" &").split()[2:]
+    with veth_pairs(2) as pairs:
+        argv = [a.replace("veth1", pairs[0][0]).replace("veth2", pairs[1][0]) for a in argv]
+        cut = argv.index("--")
+        sw = SwitchProc(tmp_path, argv[:cut])  # its own control socket and gRPC port
+        try:
+            sw.wait_ready()
+            assert "program " in sw.stderr and ", 2 pipelines," in sw.stderr, sw.stderr
+        finally:
+            code = sw.stop()
+    assert code == 0, sw.stderr
