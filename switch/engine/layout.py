@@ -577,9 +577,30 @@ class TypeGen:
             return lines
         return [f"{var} = {name}()"]
 
+    def _copy_lines(self, t: T.Type, src: str, dst: str, n: int) -> list[str]:
+        """Lines that set ``dst`` to a copy of header ``src`` made in place (one call
+        for a whole struct; see ``copy``), or by its ``copy`` method."""
+        t = strip(t)
+        if not isinstance(t, T.Header) or any(isinstance(strip(f.type), T.Struct)
+                                              for f in t.fields):
+            return [f"{dst} = {src}.copy()"]
+        name = self.cls(t)
+        s, c = f"_s{n}", f"_c{n}"
+        lines = [f"{s} = {src}", f"{c} = _new({name})", f"{c}.valid = {s}.valid"]
+        for first, _count in self._array_runs.get(t, []):
+            a = array_attr(t, first)
+            lines += [f"if {s}.{a}.flags.writeable:", f"    {s}.{a}.flags.writeable = False",
+                      f"{c}.{a} = {s}.{a}"]
+        for p in self.layouts[name]:
+            if not p.array:
+                lines.append(f"{c}.{p.attr} = {s}.{p.attr}")
+            if p.varbit:
+                lines.append(f"{c}.w_{p.attr[2:]} = {s}.w_{p.attr[2:]}")
+        return lines + [f"{dst} = {c}"]
+
     def _struct(self, name: str, fields: tuple[T.FieldType, ...], union: bool) -> None:
         inits: list[str] = []
-        copies = []
+        copies: list[str] = []
         assigns = []
         eqs = []
         inval = []
@@ -591,7 +612,7 @@ class TypeGen:
                 sub = f"_m{len(inits)}"
                 inits += self._fresh_lines(ft, sub, 1)
                 inits.append(f"self.{a} = {sub}")
-                copies.append(f"n.{a} = self.{a}.copy()")
+                copies += self._copy_lines(ft, f"self.{a}", f"n.{a}", len(copies))
                 assigns.append(f"self.{a}.assign(o.{a})")
                 eqs.append(f"self.{a}.eq(o.{a})")
                 inval.append(f"self.{a}.invalidate_all()")
