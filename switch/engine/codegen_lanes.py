@@ -38,7 +38,16 @@ from typing import Any, Protocol
 import numpy as np
 
 from switch.engine.codegen_stmt import StmtMixin
-from switch.engine.lanes import ArrayAccess, ArrayRun, FieldRun, LaneGroup, find_groups
+from switch.engine.lanes import (
+    COMPARE_OPS,
+    LOGIC_OPS,
+    ArrayAccess,
+    ArrayRun,
+    FieldRun,
+    LaneGroup,
+    find_groups,
+)
+from switch.engine.layout import strip
 from switch.frontend import ast as A
 from switch.frontend import types as T
 from switch.frontend.program import BlockInstance, ExternInstance
@@ -395,18 +404,37 @@ class FusedRun:
             code, array, _off, _whole = self.fields[(frun.base_key, frun.first)]
             return Operand(code, "view", t, frozenset([array]))
         if isinstance(e, A.Binary):
+            if e.op in COMPARE_OPS:
+                left, right = g.ty(e.left), g.ty(e.right)
+                ot = right if isinstance(left, T.InfInt) else left
+                a = self._convert(self.expr(e.left), ot).code
+                b = self._convert(self.expr(e.right), ot).code
+                return Operand(f"({a} {e.op} {b})", "fresh", t)
+            if e.op in LOGIC_OPS:  # booleans, scalar or vectors: & and | are exact
+                a, b = self.expr(e.left).code, self.expr(e.right).code
+                return Operand(f"({a} {'&' if e.op == '&&' else '|'} {b})", "fresh", t)
             a = self._convert(self.expr(e.left), t).code
             if e.op in ("<<", ">>"):
                 return Operand(f"({a} {e.op} {self.g.expr(e.right)})", "fresh", t)
             b = self._convert(self.expr(e.right), t).code
+            if e.op in ("|+|", "|-|"):
+                return self._saturating(e.op, a, b, t)
             return Operand(f"({a} {e.op} {b})", "fresh", t)
         if isinstance(e, A.Unary):
             v = self.expr(e.expr)
             if e.op == "+":
                 return v
+            if e.op == "!":  # a vector of booleans
+                return Operand(f"(~{v.code})", "fresh", t)
             return Operand(f"({e.op}{v.code})", "fresh", t)
         if isinstance(e, A.Cast):
             return self._convert(self.expr(e.expr), t)
+        if isinstance(e, A.Mux) and id(e.cond) in self.grp.dependent:
+            # each lane picks its side: both are computed (they have no side effects)
+            c = self.expr(e.cond).code
+            then, other = (self._convert(self.expr(x), t) for x in (e.then, e.other))
+            g.mod.globals["_np_where"] = np.where
+            return Operand(f"_np_where({c}, {then.code}, {other.code})", "fresh", t)
         if isinstance(e, A.Mux):  # the same condition in every lane: one branch runs
             cond = g.expr(e.cond)
             then, other = (self._vector(self._convert(self.expr(x), t))
@@ -416,6 +444,34 @@ class FusedRun:
             return Operand(f"({then.code} if {cond} else {other.code})", kind, t,
                            then.storage | other.storage, then.roots | other.roots)
         raise AssertionError(f"no vector form for {type(e).__name__}")
+
+    def _saturating(self, op: str, a: str, b: str, t: T.Type) -> Operand:
+        """``a |+| b`` or ``a |-| b`` lane by lane: computed in 64 bits and clipped to
+        the type's range, or for 64-bit types, the wrapped result where it did not
+        overflow and the bound it passed where it did."""
+        g = self.g
+        st = strip(t)
+        assert isinstance(st, T.Bits)
+        w, signed = st.width, st.signed
+        lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else (0, (1 << w) - 1)
+        sign = "+" if op == "|+|" else "-"
+        g.mod.globals["_np_where"] = np.where
+        if w < 64:
+            g.mod.globals["_np_clip"] = np.clip
+            g.mod.globals["_np_asi64"] = _as_int64
+            return Operand(f"_np_clip(_np_asi64({a}) {sign} {b}, {lo}, {hi})"
+                           f".astype({g.types.dtype_name(t)})", "fresh", t)
+        x, y, r = g.tmp("_sa"), g.tmp("_sb"), g.tmp("_sr")
+        g.em(f"{x} = {a}")
+        g.em(f"{y} = {b}")
+        g.em(f"{r} = {x} {sign} {y}")
+        if not signed:
+            over = f"{r} < {x}" if sign == "+" else f"{x} < {y}"
+            bound = hi if sign == "+" else lo
+            return Operand(f"_np_where({over}, {bound}, {r})", "fresh", t)
+        over = f"(({x} ^ {r}) & ({y} ^ {r})) < 0" if sign == "+" else \
+            f"(({x} ^ {y}) & ({x} ^ {r})) < 0"
+        return Operand(f"_np_where({over}, _np_where({x} < 0, {lo}, {hi}), {r})", "fresh", t)
 
     def _vector(self, v: Operand) -> Operand:
         """``v`` as an array (a scalar repeated in every lane)."""
@@ -446,6 +502,11 @@ class FusedRun:
             z.flags.writeable = False
             self.g.mod.globals[name] = z
         return name
+
+
+def _as_int64(a: Any) -> Any:
+    """``a`` (an array of lanes, or a Python int) as 64-bit integers."""
+    return a.astype(np.int64) if isinstance(a, np.ndarray) else np.int64(a)
 
 
 def _references(node: object, out: Counter[int]) -> None:

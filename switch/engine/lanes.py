@@ -25,10 +25,13 @@ plain code generator:
   from different roots (which might be one object) are not both used when one of
   them is written;
 - every value that differs between lanes has a ``bit<W>``/``int<W>`` type with W in
-  8, 16, 32 or 64 and is computed with ``+ - * & | ^ ~``, unary ``-``, shifts by a
-  constant below W, casts between such types and ``c ? a : b`` with an invariant
-  ``c``: numpy's fixed-width integer arithmetic wraps exactly as P4's does there. The
-  array indexes are invariant;
+  8, 16, 32 or 64 and is computed with ``+ - * & | ^ ~``, unary ``-``, the saturating
+  ``|+| |-|``, shifts by a constant below W, casts between such types and ``c ? a :
+  b``: numpy's fixed-width integer arithmetic wraps exactly as P4's does there (and
+  saturation is computed wider, or from the wrapped result for 64 bits). A condition
+  ``c`` may differ between lanes too: a comparison of such values, ``&& || !`` of
+  comparisons (each lane picks ``a`` or ``b`` for itself; both are computed, having no
+  side effects). The array indexes are invariant;
 - an ``if``/``else`` in a unit has an invariant condition (``isValid()`` may appear in
   it), so every lane takes the same branch: SwitchML's "the first contribution
   replaces, later ones add" written one lane at a time. A local written on one path
@@ -52,8 +55,10 @@ from switch.frontend import types as T
 MIN_LANES = 4  # fewer lanes cost more in numpy calls than they save
 MAX_UNIT = 16  # statements per lane
 VECTOR_WIDTHS = (8, 16, 32, 64)
-LANE_OPS = ("+", "-", "*", "&", "|", "^")
+LANE_OPS = ("+", "-", "*", "&", "|", "^", "|+|", "|-|")
 SHIFT_OPS = ("<<", ">>")
+COMPARE_OPS = ("==", "!=", "<", ">", "<=", ">=")
+LOGIC_OPS = ("&&", "||")
 
 
 @dataclass(frozen=True)
@@ -614,6 +619,17 @@ class _Flow:
             if not (a or b):
                 return False
             t = self.ctx.ty(e)
+            if e.op in COMPARE_OPS:  # a vector of booleans
+                left, right = self.ctx.ty(e.left), self.ctx.ty(e.right)
+                ot = right if isinstance(left, T.InfInt) else left
+                if not vector_type(ot):
+                    raise NotFusable
+                for st in (left, right):
+                    if not (isinstance(st, T.InfInt) or strip(st) == strip(ot)):
+                        raise NotFusable
+                return True
+            if e.op in LOGIC_OPS:
+                return True  # both sides booleans, one a vector of them
             if not vector_type(t):
                 raise NotFusable
             if e.op in SHIFT_OPS:
@@ -633,6 +649,8 @@ class _Flow:
         if isinstance(e, A.Unary):
             if not self.expr(e.expr):
                 return False
+            if e.op == "!":
+                return True
             if e.op not in ("-", "~", "+") or not vector_type(self.ctx.ty(e)):
                 raise NotFusable
             return True
@@ -651,10 +669,9 @@ class _Flow:
             self.expr(e.target.receiver)
             return False
         if isinstance(e, A.Mux):
-            if self.expr(e.cond):
-                raise NotFusable  # a condition that differs between lanes
+            c = self.expr(e.cond)  # a condition that differs between lanes picks lane by lane
             a, b = self.expr(e.then), self.expr(e.other)
-            if not (a or b):
+            if not (a or b or c):
                 return False
             t = self.ctx.ty(e)
             if not vector_type(t):

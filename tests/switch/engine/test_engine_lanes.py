@@ -210,6 +210,49 @@ def test_an_if_else_the_same_in_every_lane() -> None:
     assert _fused_runs(fused) == 3
 
 
+@pytest.mark.parametrize("t", ["bit<8>", "int<16>", "bit<32>", "int<32>", "bit<64>",
+                               "int<64>"])
+def test_saturating_arithmetic(t: str) -> None:
+    """ATP adds with |+|: each lane saturates on its own."""
+    def add(i: int) -> str:
+        return (f"r{i}.read(x, cell); x = x |+| h.vals.v{i}; r{i}.write(cell, x); "
+                f"h.vals.v{i} = x |-| (h.vals.v{i} |+| 3);")
+
+    def sub(i: int) -> str:
+        return f"r{i}.read(x, cell); h.vals.v{i} = 1 |-| x; r{i}.write(cell, h.vals.v{i} |-| x);"
+
+    fused, _ = _same(program(t, add, sub, READ), t, packets=300)
+    assert _fused_runs(fused) == 3
+
+
+def test_conditions_that_differ_between_lanes() -> None:
+    """A maximum, and choices by comparisons, lane by lane (np.where)."""
+    def maximum(i: int) -> str:
+        return (f"r{i}.read(x, cell); x = x > h.vals.v{i} ? x : h.vals.v{i}; "
+                f"r{i}.write(cell, x); h.vals.v{i} = x;")
+
+    def choose(i: int) -> str:
+        return (f"r{i}.read(x, cell); h.vals.v{i} = (x == 0 || !(h.vals.v{i} < x)) && "
+                f"h.ctl.flag == 1 ? x - 1 : 7; r{i}.write(cell, x >= 5 ? x : h.vals.v{i});")
+
+    for t in ("int<32>", "bit<16>", "bit<64>"):
+        fused, _ = _same(program(t, maximum, choose, READ), t)
+        assert _fused_runs(fused) == 3
+
+
+def test_a_register_read_into_the_header_and_written_back() -> None:
+    def into_header(i: int) -> str:
+        return (f"r{i}.read(h.vals.v{i}, cell); h.vals.v{i} = h.vals.v{i} + 1; "
+                f"r{i}.write(cell, h.vals.v{i});")
+
+    def keep_own(i: int) -> str:  # the packet's value is kept aside first
+        return (f"x = h.vals.v{i}; r{i}.read(h.vals.v{i}, cell); "
+                f"h.vals.v{i} = h.vals.v{i} |+| x; r{i}.write(cell, h.vals.v{i});")
+
+    fused, _ = _same(program("int<32>", into_header, keep_own, READ), "int<32>")
+    assert _fused_runs(fused) == 3
+
+
 def test_locals_written_in_branches() -> None:
     def both(i: int) -> str:  # written on both paths, read after the if
         return (f"if (h.ctl.flag == 1) {{ x = h.vals.v{i}; }} else {{ r{i}.read(x, cell); "
@@ -297,8 +340,6 @@ NEAR_MISSES: dict[str, tuple[Lane, str]] = {
     "shared field": (lambda i: f"h.vals.v{K} = h.vals.v{K} + h.vals.v{i};", ""),
     # every lane reads one register
     "shared register": (lambda i: f"r0.read(x, cell); h.vals.v{i} = x;", ""),
-    # a comparison per lane
-    "comparison": (lambda i: f"r{i}.read(x, cell); h.vals.v{i} = x > h.vals.v{i} ? x : 0;", ""),
     # an if whose condition differs between lanes
     "lane condition": (lambda i: f"if (h.vals.v{i} > 0) {{ r{i}.write(cell, h.vals.v{i}); }}",
                        ""),
