@@ -34,6 +34,10 @@ def add_bench_parser(verbs: Any) -> None:
     s.add_argument("--window", type=int, default=64, metavar="S",
                    help="aggregation program: chunks in flight = the job's slots "
                         "(default 64)")
+    s.add_argument("--target", default="ina", metavar="T[,T]",
+                   help="the switch: ina (the built-in one, default) or bmv2 "
+                        "(simple_switch_grpc); ina,bmv2 runs both and puts their figures "
+                        "side by side")
     s.set_defaults(func=cmd_bench_switch)
 
     a = kinds.add_parser("allreduce", help="in-network all-reduce in Mininet (root)")
@@ -68,7 +72,8 @@ def cmd_bench_switch(args: argparse.Namespace) -> int:
     from ina.bench_switch import bench_switch
 
     return bench_switch(args.program, args.count, workers=args.workers, window=args.window,
-                        include_dirs=args.include_dirs, defines=args.defines)
+                        include_dirs=args.include_dirs, defines=args.defines,
+                        targets=[t.strip() for t in args.target.split(",") if t.strip()])
 
 
 def cmd_bench_allreduce(args: argparse.Namespace) -> int:

@@ -34,9 +34,14 @@ from controller import P4RuntimeClient, TableEntry
 from controller.values import Lpm
 from ina.bench_switch_agg import bench_aggregation
 from ina.switch_under_test import (
+    TARGET_NAMES,
+    TARGETS,
+    Figures,
     RunningSwitch,
     cpu_text,
+    figures_table,
     host_socket,
+    missing_tools,
     percentiles_text,
     print_port_counters,
     running_switch,
@@ -155,10 +160,25 @@ def resolve_program(program: str | None) -> str:
 
 
 def bench_switch(program: str | None, count: int, *, workers: int = 2, window: int = 64,
-                 include_dirs: Sequence[str] = (), defines: Sequence[str] = ()) -> int:
-    """Run the benchmark; the exit status. A program with the aggregation tables
-    (``ina_job``) is measured as an aggregation switch with ``workers`` worker ports
-    (``ina.bench_switch_agg``), any other one as a router between two ports."""
+                 include_dirs: Sequence[str] = (), defines: Sequence[str] = (),
+                 targets: Sequence[str] = ("ina",)) -> int:
+    """Run the benchmark on each of ``targets`` in turn (``ina``, ``bmv2``); the exit
+    status. A program with the aggregation tables (``ina_job``) is measured as an
+    aggregation switch with ``workers`` worker ports (``ina.bench_switch_agg``), any
+    other one as a router between two ports. With several targets, a table puts their
+    figures side by side at the end."""
+    if not targets:
+        print("ina bench switch: --target: name a switch (ina, bmv2)", file=sys.stderr)
+        return 2
+    for t in targets:
+        if t not in TARGETS:
+            print(f"ina bench switch: --target {t}: must be one of {', '.join(TARGETS)}",
+                  file=sys.stderr)
+            return 2
+        why = missing_tools(t)
+        if why:
+            print(f"ina bench switch: --target {t}: {why}", file=sys.stderr)
+            return 1
     if os.geteuid() != 0:
         print("ina bench switch: needs root (veth pairs, raw sockets)", file=sys.stderr)
         return 1
@@ -177,9 +197,26 @@ def bench_switch(program: str | None, count: int, *, workers: int = 2, window: i
         print(f"ina bench switch: {program}: no such P4 program", file=sys.stderr)
         return 2
     compile_args = [*(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
-    with running_switch(program, max(2, workers), compile_args) as sw:
+    rows: list[Figures] = []
+    for target in dict.fromkeys(targets):
+        if len(targets) > 1:
+            print(f"== {TARGET_NAMES[target]} ==")
+        status, fig = _bench_one(program, count, workers, window, compile_args, target)
+        if status:
+            return status
+        if fig is not None:
+            rows.append(fig)
+    if len(rows) > 1:
+        print(f"side by side ({', '.join(TARGET_NAMES[f.target] for f in rows)}):")
+        print(figures_table(rows))
+    return 0
+
+
+def _bench_one(program: str, count: int, workers: int, window: int,
+               compile_args: Sequence[str], target: str) -> tuple[int, Figures | None]:
+    with running_switch(program, max(2, workers), compile_args, target) as sw:
         if sw is None:
-            return 1
+            return 1, None
         with P4RuntimeClient(sw.address, device_id=0) as client:
             info = client.fetch_pipeline()
         if any(t.preamble.name.endswith("ina_job") for t in info.tables):
@@ -187,12 +224,13 @@ def bench_switch(program: str | None, count: int, *, workers: int = 2, window: i
         return _run_forwarding(sw, info, count)
 
 
-def _run_forwarding(sw: RunningSwitch, info: p4info_pb2.P4Info, count: int) -> int:
+def _run_forwarding(sw: RunningSwitch, info: p4info_pb2.P4Info, count: int
+                    ) -> tuple[int, Figures | None]:
     try:
         table, key, action, _, params = _route(info)
     except LookupError as e:
         print(f"ina bench switch: {e}", file=sys.stderr)
-        return 1
+        return 1, None
     with P4RuntimeClient(sw.address, device_id=0) as client:
         client.use_p4info(info)
         client.insert(TableEntry(table, {key: Lpm(0x0A000200, 24)}, action, params))
@@ -216,4 +254,6 @@ def _run_forwarding(sw: RunningSwitch, info: p4info_pb2.P4Info, count: int) -> i
         src.close()
         sink.close()
     print_port_counters(sw)
-    return 0
+    return 0, Figures(sw.target, delivered / seconds if seconds > 0 else 0.0, "packets/s",
+                      cpu, seconds, count, lat[len(lat) // 2] if lat else None,
+                      f"{delivered} of {count} frames")

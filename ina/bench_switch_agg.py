@@ -44,6 +44,7 @@ from controller.topology import Topology, TopologyError
 from hosts.frame import FRAME_OVERHEAD, Endpoints, build_frame
 from hosts.wire import FLAG_RESULT, HEADER, HEADER_SIZE, INA_UDP_PORT, VALUE_DTYPE
 from ina.switch_under_test import (
+    Figures,
     RunningSwitch,
     cpu_text,
     host_socket,
@@ -185,13 +186,14 @@ def _latency_line(phase: Phase) -> str:
 
 
 def bench_aggregation(sw: RunningSwitch, info: p4info_pb2.P4Info, workers: int,
-                      window: int, count: int) -> int:
-    """Install the job, run both phases and print the figures; the exit status."""
+                      window: int, count: int) -> tuple[int, Figures | None]:
+    """Install the job, run both phases and print the figures; the exit status and
+    the headline figures."""
     k = lanes(info)
     if not k:
         print("ina bench switch: the program has the ina_job table but no ina_lane_<i> "
               "registers, so the number of values per packet is unknown", file=sys.stderr)
-        return 1
+        return 1, None
     try:
         topo = worker_topology(sw.address, workers)
         with Controller(topo) as ctl:
@@ -199,7 +201,7 @@ def bench_aggregation(sw: RunningSwitch, info: p4info_pb2.P4Info, workers: int,
             job = ctl.create_job(JOB_ID, list(topo.hosts), slots=window)
     except (JobError, TopologyError, P4RuntimeClientError) as e:
         print(f"ina bench switch: cannot install the job: {e}", file=sys.stderr)
-        return 1
+        return 1, None
     print(f"aggregation: job {JOB_ID}, {workers} workers on ports 1..{workers}, K={k} "
           f"values per contribution, {window} slots")
     socks = Workers(sw, topo, job.aggregator["w1"], k)
@@ -220,8 +222,15 @@ def bench_aggregation(sw: RunningSwitch, info: p4info_pb2.P4Info, workers: int,
     print(f"goodput: {run.complete * k * 32 / seconds / 1e6:.2f} Mbit/s of float32 values "
           f"reduced ({run.complete * k / seconds:,.0f} values/s per worker)")
     print(f"latency per chunk under load ({_latency_line(run)}")
+    if run.complete < chunks:
+        print(f"the throughput phase stopped after {STALL_S:.0f} s without a RESULT: frames "
+              "were lost, and the benchmark does not send them again (BMv2 loses some when "
+              "many wait at a port: try a smaller --window)")
     wrong = lat.wrong + run.wrong
     total = lat.result_frames + run.result_frames
     print(f"results: {total} RESULTs received, {wrong} with a wrong sum")
     print_port_counters(sw)
-    return 0
+    p50 = lat.latencies_ms[len(lat.latencies_ms) // 2] if lat.latencies_ms else None
+    return 0, Figures(sw.target, run.contributions / seconds, "contributions/s", cpu,
+                      run.seconds, run.contributions, p50,
+                      f"{run.complete} of {chunks} chunks")

@@ -8,6 +8,7 @@ states (``codegen_parser``) are mixins of ``FuncGen``; ``compiler`` drives them.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -92,6 +93,10 @@ class ModuleBuilder:
         # each (block fqn, id(statement list))
         self.fuse_lanes = not trace
         self.lane_groups: dict[tuple[str, int], Any] = {}
+        # (parser block fqn, out parameter) -> the global name of its partial constructor
+        self.out_factories: dict[tuple[str, str], str] = {}
+        # block fqn -> how many names in the block refer to each declaration (by id)
+        self.lane_references: dict[str, Counter[int]] = {}
 
     def bind(self, obj: Any, hint: str) -> str:
         """A global name for ``obj`` in the generated module (one per object)."""

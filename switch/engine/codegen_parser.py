@@ -1,5 +1,18 @@
 """Parsers: the state machine as one generated function, extraction, lookahead,
-advance, verify and select."""
+advance, verify and select.
+
+Where the offset in the packet is known when the code is generated (from the start of
+a top-level parser, which the architecture runs at offset 0, through states compiled
+in place and fixed-size headers), an extraction reads at that constant offset and
+sets ``_bo`` to the next one, without testing the offset's alignment at run time.
+
+A top-level parser whose states are compiled in place also builds the headers of its
+``out`` structs itself (those of a fixed layout, which an extraction sets whole): the
+architecture may pass a struct without them (``CompiledProgram.fresh_out``), an
+extraction fills a header object fresh from ``_new`` instead of one made with zeros
+first, and every other use of such a header, the end of the parser and a parser error
+first give it its default value where the path so far has not.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +26,13 @@ MAX_INLINE_DEPTH = 12
 
 
 class ParserMixin(StmtMixin):
+    #: the bit offset ``_bo`` holds here, when the code generator knows it
+    known_bo: int | None = None
+    #: the headers of out structs the parser builds: (id(param), member) -> the
+    #: parameter and the header's class; and those built on the path so far
+    owned: dict[tuple[int, str], tuple[A.Param, str]] = {}
+    built: set[tuple[int, str]] = set()
+
     def err(self, name: str, default: int) -> int:
         return self.program.errors.get(name, default)
 
@@ -60,6 +80,8 @@ class ParserMixin(StmtMixin):
             self.em(f"if _bo + {t0} > _n:")
             self.em(f"    raise _ParserError({short}, _bo)")
             self.em(f"_bo += {t0}")
+            self.known_bo = self.known_bo + int(n) if self.known_bo is not None \
+                and n.isdigit() else None
             return None
         if m == "length":
             return "_nb"
@@ -115,10 +137,19 @@ class ParserMixin(StmtMixin):
         if not isinstance(t, T.Header):
             raise self.unsupported(f"extract into a {t}", c)
         short = self.err("PacketTooShort", 1)
-        h, u = self.header_ref(target)
         cls = self.types.cls(t)
+        key = self._owned_key(target)
+        if key is not None and key not in self.built and nbits is None \
+                and self.known_bo is not None and self.known_bo % 8 == 0:
+            assert isinstance(target, A.Member)
+            self._extract_fresh(target, key, t, short, c)
+            return
+        if key is not None:
+            self._default(key)
+        h, u = self.header_ref(target)
         if self.mod.trace:
             self.em(f"_T('extract', {self.mod.stmt_id(c.pos)}, {t.name!r})")
+        known, self.known_bo = self.known_bo, None
         if nbits is not None:
             n = self.expr(nbits)
             self.em(f"_bo = _extract_generic({h}, _d, _bo, {short}, {n}, "
@@ -127,6 +158,14 @@ class ParserMixin(StmtMixin):
             nbytes = self.types.header_nbytes(cls)
             if nbytes is None:
                 self.em(f"_bo = _extract_generic({h}, _d, _bo, {short})")
+            elif known is not None and known % 8 == 0:
+                end = known // 8 + nbytes
+                self.em(f"if {end} > _nb:")
+                self.em(f"    raise _ParserError({short}, {known})")
+                for ln in self.types.extract_lines(cls, h, "_d", str(known // 8)):
+                    self.em(ln)
+                self.em(f"_bo = {end * 8}")
+                self.known_bo = end * 8
             else:
                 self.em("if _bo & 7:")
                 self.em(f"    _bo = _extract_generic({h}, _d, _bo, {short})")
@@ -139,6 +178,106 @@ class ParserMixin(StmtMixin):
                         self.em(ln)
                     self.em(f"_bo += {nbytes * 8}")
         self.union_siblings_invalid(target, u)
+
+    def _extract_fresh(self, target: A.Member, key: tuple[int, str], t: T.Header,
+                       short: int, c: A.Call) -> None:
+        """Extract an owned header at a known offset into a new object."""
+        cls = self.types.cls(t)
+        nbytes = self.types.header_nbytes(cls)
+        assert nbytes is not None and self.known_bo is not None
+        if self.mod.trace:
+            self.em(f"_T('extract', {self.mod.stmt_id(c.pos)}, {t.name!r})")
+        end = self.known_bo // 8 + nbytes
+        self.em(f"if {end} > _nb:")
+        self.em(f"    raise _ParserError({short}, {self.known_bo})")
+        h = self.tmp("_h")
+        self.em(f"{h} = _new({cls})")
+        for ln in self.types.extract_lines(cls, h, "_d", str(self.known_bo // 8)):
+            self.em(ln)
+        self.em(f"{self.expr(target.expr)}.{attr(target.name)} = {h}")
+        self.em(f"_bo = {end * 8}")
+        self.known_bo = end * 8
+        self.built.add(key)
+
+    # ------------------------------------------------------ owned out headers
+
+    def _own_headers(self, decl: A.ParserDecl) -> None:
+        """Choose the out headers this parser builds (see the module's docstring) and
+        register the constructor of each out struct without them."""
+        self.owned, self.built = {}, set()
+        if any(_compound(s) for st in decl.states for s in st.stmts) or self.block is None:
+            return
+        for p in decl.params:
+            pt = strip(p.type_ref.resolved) if p.type_ref.resolved is not None else None
+            if p.direction != "out" or not isinstance(pt, T.Struct):
+                continue
+            skip = []
+            for f in pt.fields:
+                ft = strip(f.type)
+                if isinstance(ft, T.Header) and self.types.owns_fields(ft):
+                    self.owned[(id(p), f.name)] = (p, self.types.cls(ft))
+                    skip.append(attr(f.name))
+            if skip:
+                self.mod.out_factories[(self.block.fqn, p.name)] = \
+                    self.types.partial_factory(pt, frozenset(skip))
+
+    def _owned_key(self, e: A.Expr) -> tuple[int, str] | None:
+        if isinstance(e, A.Member) and isinstance(e.expr, A.Name):
+            key = (id(e.expr.decl), e.name)
+            if key in self.owned:
+                return key
+        return None
+
+    def _default(self, key: tuple[int, str]) -> None:
+        """The owned header ``key`` gets its default value, unless the path has one."""
+        if key in self.built:
+            return
+        p, cls = self.owned[key]
+        self.em(f"{self.lookup(p)}.{attr(key[1])} = {cls}()")
+        self.built.add(key)
+
+    def _default_all(self) -> None:
+        for key in self.owned:
+            self._default(key)
+
+    def _before_use(self, node: object) -> None:
+        """Build the owned headers that ``node`` refers to (all of a struct it uses
+        whole), except the one an extraction fills."""
+        if not self.owned:
+            return
+        if isinstance(node, A.Member):
+            key = self._owned_key(node)
+            if key is not None:
+                self._default(key)
+                return
+        if isinstance(node, A.Name):
+            if any(k[0] == id(node.decl) for k in self.owned):
+                for key in self.owned:
+                    if key[0] == id(node.decl):
+                        self._default(key)
+            return
+        if isinstance(node, A.Call) and isinstance(node.target, A.CallExternMethod) \
+                and node.target.method == "extract" and node.args:
+            for a in node.args[1:]:
+                self._before_use(a)
+            if self._owned_key(node.args[0].value) is None:  # type: ignore[arg-type]
+                self._before_use(node.args[0])
+            return
+        if isinstance(node, A.CallTarget):
+            receiver = getattr(node, "receiver", None)
+            if receiver is not None:
+                self._before_use(receiver)
+            return
+        for slot in getattr(node, "__slots__", ()):
+            child = getattr(node, slot, None)
+            for x in child if isinstance(child, (list, tuple)) else (child,):
+                if isinstance(x, (A.Node, A.CallTarget)):
+                    self._before_use(x)
+
+    def stmt(self, s: A.Stmt) -> None:
+        if self.kind == "parser" and self.owned:
+            self._before_use(s)
+        super().stmt(s)
 
     def verify(self, c: A.Call) -> None:
         if self.kind != "parser":
@@ -186,16 +325,39 @@ class ParserMixin(StmtMixin):
         loop_states = [s for s in decl.states if s.name not in self._inline]
         self._state_index = {s.name: i for i, s in enumerate(loop_states)}
         self._by_name = by_name
+        # the architecture runs its own parsers from the start of the packet
+        top = self.block is not None and any(
+            bi is self.block for bi in self.program.pipeline.values())
+        self.known_bo = 0 if top else None
+        reachable_loop = [s for s in loop_states if s.name == "start" or s.name in indeg]
+        in_place = len(reachable_loop) == 1 and not looping
+        self.owned, self.built = {}, set()
+        if top and in_place and not self.mod.trace:
+            self._own_headers(decl)
         self.em("_nb = len(_d)")
         self.em("_n = _nb << 3")
         for d in decl.locals:
+            self._before_use(d)
             self.local_decl(d)
-        reachable_loop = [s for s in loop_states if s.name == "start" or s.name in indeg]
-        if len(reachable_loop) == 1 and not looping:
+        if in_place:
             self._in_loop = False
-            self.state(by_name["start"], ret)
+            if not self.owned:
+                self.state(by_name["start"], ret)
+                return
+            self.em("try:")
+            with self.em.indent():
+                self.state(by_name["start"], ret)
+            members: dict[int, list[str]] = {}
+            for (pid, name), (p, cls) in self.owned.items():
+                members.setdefault(pid, [self.lookup(p) or ""]).append(
+                    f"({attr(name)!r}, {cls})")
+            self.em("except _ParserError:")
+            for obj, *pairs in members.values():
+                self.em(f"    _complete({obj}, ({', '.join(pairs)},))")
+            self.em("    raise")
             return
         self._in_loop = True
+        self.known_bo = None
         self.em(f"_st = {self._state_index['start']}")
         if looping:
             self.em("_steps = 0")
@@ -212,8 +374,10 @@ class ParserMixin(StmtMixin):
 
     def goto(self, name: str, ret: str) -> None:
         if name == "accept":
+            self._default_all()
             self.em(f"return {ret}")
         elif name == "reject":
+            self._default_all()
             self.em(f"raise _ParserError({self.err('NoError', 0)}, _bo)")
         elif name in self._inline:
             self.state(self._by_name[name], ret)
@@ -238,13 +402,16 @@ class ParserMixin(StmtMixin):
 
     def select(self, sel: A.Select, ret: str) -> None:
         keys = []
+        self._before_use(sel)
         for e in sel.exprs:
             v = self.expr(e)
             k = self.tmp("_k")
             self.em(f"{k} = {v}")
             keys.append((k, self.ty(e)))
         first = True
+        known, built = self.known_bo, self.built
         for case in sel.cases:
+            self.known_bo, self.built = known, set(built)
             cond = self.keyset(case.keyset, keys)
             if cond == "True":
                 if first:
@@ -264,6 +431,27 @@ class ParserMixin(StmtMixin):
         else:
             self.em("else:")
             self.em("    " + nomatch)
+
+    def _s_If(self, s: A.If) -> None:
+        if self.kind != "parser":
+            super()._s_If(s)
+            return
+        c = self.cond(s.cond)
+        known = self.known_bo
+        self.em(f"if {c}:")
+        with self.em.indent():
+            self.stmt(s.then)
+        after_then, self.known_bo = self.known_bo, known
+        if s.other is not None and not isinstance(s.other, A.Empty):
+            self.em("else:")
+            with self.em.indent():
+                self.stmt(s.other)
+        if self.known_bo != after_then:
+            self.known_bo = None
+
+    def sub_apply(self, c: A.Call, inst: A.Instantiation | A.Param) -> None:
+        super().sub_apply(c, inst)
+        self.known_bo = None
 
     def keyset(self, ks: A.Expr, keys: list[tuple[str, T.Type]]) -> str:
         if isinstance(ks, (A.DefaultExpr, A.DontCare)):
@@ -301,6 +489,13 @@ class ParserMixin(StmtMixin):
                 raise self.unsupported(f"value set {ks.name} has no instance", ks)
             return self.mod.bind(vs, "vs_" + vs.name)
         return None
+
+
+def _compound(s: A.Stmt) -> bool:
+    """A statement with statements inside other than a plain block."""
+    if isinstance(s, A.Block):
+        return any(_compound(x) for x in s.stmts)
+    return isinstance(s, (A.If, A.Switch, A.For, A.ForIn))
 
 
 def _is_const(code: str) -> bool:

@@ -48,6 +48,9 @@ class CompiledProgram:
     source: str
     traced: bool
     classes: dict[str, type] = field(default_factory=dict)
+    #: parser block fqn -> out parameter -> a constructor of the value the architecture
+    #: passes in (see ``codegen_parser``: the parser builds some of its headers itself)
+    fresh_out: dict[str, dict[str, Callable[[], Any]]] = field(default_factory=dict)
 
     def new(self, t: T.Type) -> Any:
         """A fresh value of aggregate type ``t`` (headers invalid, fields zero)."""
@@ -411,6 +414,7 @@ def compile_program(program: Program, hooks: ArchHooks, tables: dict[str, Table]
         "_ParserError": rt.ParserError,
         "_PacketAbort": rt.PacketAbort,
         "_extract_generic": rt.extract_generic,
+        "_complete": rt.complete_members,
         "_lookahead": rt.lookahead,
         "_stack_next": rt.stack_next,
         "_stack_last": rt.stack_last,
@@ -431,7 +435,11 @@ def compile_program(program: Program, hooks: ArchHooks, tables: dict[str, Table]
     exec(code, ns)  # noqa: S102 - generated from the checked program
     fns = {b.fqn: ns[mod.block_names[b.fqn]] for b in blocks}  # type: ignore[attr-defined]
     pipeline = {k: fns[bi.fqn] for k, bi in program.pipeline.items()}
-    return CompiledProgram(program, ns, fns, pipeline, types, mod.stmts, source, trace)
+    fresh: dict[str, dict[str, Callable[[], Any]]] = {}
+    for (fqn, param), fname in mod.out_factories.items():
+        fresh.setdefault(fqn, {})[param] = ns[fname]
+    return CompiledProgram(program, ns, fns, pipeline, types, mod.stmts, source, trace,
+                           fresh_out=fresh)
 
 
 def _show_key(k: MatchValue) -> str:

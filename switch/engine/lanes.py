@@ -25,10 +25,18 @@ plain code generator:
   from different roots (which might be one object) are not both used when one of
   them is written;
 - every value that differs between lanes has a ``bit<W>``/``int<W>`` type with W in
-  8, 16, 32 or 64 and is computed with ``+ - * & | ^ ~``, unary ``-``, shifts by a
-  constant below W, casts between such types and ``c ? a : b`` with an invariant
-  ``c``: numpy's fixed-width integer arithmetic wraps exactly as P4's does there. The
-  array indexes are invariant.
+  8, 16, 32 or 64 and is computed with ``+ - * & | ^ ~``, unary ``-``, the saturating
+  ``|+| |-|``, shifts by a constant below W, casts between such types and ``c ? a :
+  b``: numpy's fixed-width integer arithmetic wraps exactly as P4's does there (and
+  saturation is computed wider, or from the wrapped result for 64 bits). A condition
+  ``c`` may differ between lanes too: a comparison of such values, ``&& || !`` of
+  comparisons (each lane picks ``a`` or ``b`` for itself; both are computed, having no
+  side effects). The array indexes are invariant;
+- an ``if``/``else`` in a unit has an invariant condition (``isValid()`` may appear in
+  it), so every lane takes the same branch: SwitchML's "the first contribution
+  replaces, later ones add" written one lane at a time. A local written on one path
+  through such ``if`` statements and not the other is not read afterwards within the
+  unit.
 
 Statements are compared by a canonical form (nested tuples) computed once each, so
 the search is linear in the number of statements for every unit length tried.
@@ -47,8 +55,10 @@ from switch.frontend import types as T
 MIN_LANES = 4  # fewer lanes cost more in numpy calls than they save
 MAX_UNIT = 16  # statements per lane
 VECTOR_WIDTHS = (8, 16, 32, 64)
-LANE_OPS = ("+", "-", "*", "&", "|", "^")
+LANE_OPS = ("+", "-", "*", "&", "|", "^", "|+|", "|-|")
 SHIFT_OPS = ("<<", ">>")
+COMPARE_OPS = ("==", "!=", "<", ">", "<=", ">=")
+LOGIC_OPS = ("&&", "||")
 
 
 @dataclass(frozen=True)
@@ -142,6 +152,7 @@ class LaneGroup:
     arrays: dict[int, ArrayRun]  # id(lane-0 Call) -> its arrays
     private: dict[int, A.VarDecl]  # locals declared outside the run, private per lane
     unit_decls: list[list[A.VarDecl]]  # per lane: the unit's top-level declarations
+    stmts: list[A.Stmt] = field(default_factory=list)  # every lane's statements
     dependent: set[int] = field(default_factory=set)  # ids of lane-varying nodes
 
     @property
@@ -212,6 +223,10 @@ class Canonicalizer:
                     self.expr(access.value))
         if isinstance(s, A.Block):
             return ("{", *[self.stmt(x) for x in s.stmts])
+        if isinstance(s, A.If):
+            cond = self.expr(s.cond)
+            then = self.stmt(s.then)
+            return ("if", cond, then, self.stmt(s.other) if s.other is not None else None)
         if isinstance(s, A.DeclStmt):
             return self._decl(s.decl, inner=True)
         if isinstance(s, A.Empty):
@@ -276,7 +291,10 @@ class Canonicalizer:
             return ("S", self.expr(e.expr), e.hi.value, e.lo.value)
         if isinstance(e, A.Mux):
             return ("?", ty, self.expr(e.cond), self.expr(e.then), self.expr(e.other))
-        raise NotFusable  # calls, initialisers, ...
+        if isinstance(e, A.Call) and isinstance(e.target, A.CallBuiltin) \
+                and e.target.method == "isValid" and not e.args:
+            return ("V", self.expr(e.target.receiver))
+        raise NotFusable  # other calls, initialisers, ...
 
     def _field_leaf(self, e: A.Member, ht: T.Header, base: tuple[object, ...],
                     ty: T.Type) -> FieldLeaf:
@@ -443,7 +461,7 @@ def _check(stmts: Sequence[A.Stmt], forms: list[StmtForm | None], start: int, un
     flow = _Flow(ctx, fields, arrays, {id(d) for d in unit_decls[0]})
     flow.run(template)
     group = LaneGroup(start, unit, lanes, template, fields, arrays, flow.private,
-                      unit_decls, flow.dependent)
+                      unit_decls, list(stmts[start:start + unit * lanes]), flow.dependent)
     _check_locations(group, invariant_fields, flow.written_runs)
     return group
 
@@ -483,7 +501,13 @@ def _check_locations(group: LaneGroup, invariant_fields: list[FieldLeaf],
 class _Flow:
     """Walks lane 0's statements in evaluation order: which values differ between
     lanes, which locals are private to each lane, and whether every statement and
-    every lane-varying expression has a vector form."""
+    every lane-varying expression has a vector form.
+
+    An ``if`` whose condition is the same in every lane sends every lane down the same
+    branch, so each branch is walked from the state before the ``if``; afterwards a
+    local counts as written only if both branches wrote it, and one that only some
+    paths wrote may not be read (it would hold this lane's value on one path and the
+    value from before the run on the other)."""
 
     def __init__(self, ctx: LaneContext, fields: dict[int, FieldRun],
                  arrays: dict[int, ArrayRun], unit_decls: set[int]):
@@ -491,7 +515,8 @@ class _Flow:
         self.fields = fields
         self.arrays = arrays
         self.local: set[int] = set(unit_decls)  # declared in the unit: private anyway
-        self.private: dict[int, A.VarDecl] = {}
+        self.private: dict[int, A.VarDecl] = {}  # written on some path
+        self.written: set[int] = set()  # private locals written on every path to here
         self.read_first: set[int] = set()
         self.dependent: set[int] = set()
         self.written_runs: set[tuple[tuple[object, ...], int]] = set()
@@ -524,6 +549,15 @@ class _Flow:
         elif isinstance(s, A.Block):
             for x in s.stmts:
                 self.stmt(x)
+        elif isinstance(s, A.If):
+            if self.expr(s.cond):
+                raise NotFusable  # a condition that differs between lanes
+            before = set(self.written)
+            self.stmt(s.then)
+            after_then, self.written = self.written, before
+            if s.other is not None:
+                self.stmt(s.other)
+            self.written &= after_then
         elif isinstance(s, A.DeclStmt):
             d = s.decl
             assert isinstance(d, A.VarDecl)
@@ -542,6 +576,7 @@ class _Flow:
             d = target.decl
             if id(d) not in self.local:
                 self.private.setdefault(id(d), d)  # type: ignore[arg-type]
+                self.written.add(id(d))
             return
         run = self.fields.get(id(target))
         if run is None:
@@ -563,8 +598,10 @@ class _Flow:
             if id(d) in self.local:
                 return True
             if isinstance(d, A.VarDecl):
-                if id(d) in self.private:
+                if id(d) in self.written:
                     return True
+                if id(d) in self.private:
+                    raise NotFusable  # written on another path only
                 self.read_first.add(id(d))
             return False
         if isinstance(e, A.Member):
@@ -582,6 +619,17 @@ class _Flow:
             if not (a or b):
                 return False
             t = self.ctx.ty(e)
+            if e.op in COMPARE_OPS:  # a vector of booleans
+                left, right = self.ctx.ty(e.left), self.ctx.ty(e.right)
+                ot = right if isinstance(left, T.InfInt) else left
+                if not vector_type(ot):
+                    raise NotFusable
+                for st in (left, right):
+                    if not (isinstance(st, T.InfInt) or strip(st) == strip(ot)):
+                        raise NotFusable
+                return True
+            if e.op in LOGIC_OPS:
+                return True  # both sides booleans, one a vector of them
             if not vector_type(t):
                 raise NotFusable
             if e.op in SHIFT_OPS:
@@ -601,6 +649,8 @@ class _Flow:
         if isinstance(e, A.Unary):
             if not self.expr(e.expr):
                 return False
+            if e.op == "!":
+                return True
             if e.op not in ("-", "~", "+") or not vector_type(self.ctx.ty(e)):
                 raise NotFusable
             return True
@@ -614,11 +664,14 @@ class _Flow:
             if self.expr(e.expr):
                 raise NotFusable
             return False
+        if isinstance(e, A.Call):  # isValid(), the only call in a canonical form
+            assert isinstance(e.target, A.CallBuiltin)
+            self.expr(e.target.receiver)
+            return False
         if isinstance(e, A.Mux):
-            if self.expr(e.cond):
-                raise NotFusable  # a condition that differs between lanes
+            c = self.expr(e.cond)  # a condition that differs between lanes picks lane by lane
             a, b = self.expr(e.then), self.expr(e.other)
-            if not (a or b):
+            if not (a or b or c):
                 return False
             t = self.ctx.ty(e)
             if not vector_type(t):

@@ -12,10 +12,19 @@ one ``unpack_from`` plus one store per field.
 
 A run of consecutive fields that lane fusion (``switch.engine.lanes``) steps through is
 held as one numpy array instead (``a_<first field>``, of the fields' exact integer
-dtype): fused code reads and writes it whole, extraction and emission convert it from
-and to big-endian bytes in one step, and each field of the run stays readable and
-writable by its own name through a property (``f_<field>``), so every other use of the
-header is unchanged.
+dtype): fused code reads and writes it whole, extraction views the packet's bytes and
+emission converts the array to bytes in one step, and each field of the run stays
+readable and writable by its own name through a property (``f_<field>``), so every
+other use of the header is unchanged.
+
+Such arrays are copied on write: a header's array may be shared (the zeros of a new
+header, the copies a multicast makes, a value fused code stored into two headers, the
+packet's own bytes that extraction views), and a shared array is read-only. Its byte
+order is either (extraction leaves the wire's, arithmetic makes the machine's).
+Whoever writes into an array in place (the fields' properties, fused code storing part
+of a run) first replaces a read-only one by a copy; everything else replaces the array
+whole. So a read-only array never changes, and the bytes a deparser made of one can be
+used again (``rt.wire_bytes``).
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from switch.engine.rt import array_field
+from switch.engine.rt import array_field, wire_bytes
 from switch.frontend import types as T
 
 
@@ -157,6 +166,13 @@ def plan_chunks(fields: list[FieldPlan]) -> list[Chunk] | None:
     return chunks
 
 
+def _direct(c: Chunk) -> bool:
+    """A chunk that ``struct`` reads as the value of its one field."""
+    f, shift = c.fields[0]
+    return len(c.fields) == 1 and c.code in "BHIQbhiq" and shift == 0 and not f.is_bool \
+        and f.width == c.nbytes * 8
+
+
 def array_attr(t: T.Header, first: int) -> str:
     """The attribute holding the array run that starts at field ``first``."""
     return "a_" + t.fields[first].name
@@ -191,6 +207,8 @@ class TypeGen:
         self.globals: dict[str, Any] = {"_np_frombuffer": np.frombuffer,
                                         "_np_array_equal": np.array_equal,
                                         "_array_field": array_field}
+        # the array chunks' converters to wire bytes (one per dtype), by global name
+        self._wire: dict[str, str] = {}
         self._used: set[str] = set()
         # header class -> its pack() as (struct format without the byte order, the
         # argument expressions on "self."), for headers with a fixed layout
@@ -352,7 +370,7 @@ class TypeGen:
         for a, cls in nested.items():
             src.append(f"        self.{a} = {cls}()")
         for a, (dt, size) in arrays.items():
-            src.append(f"        self.{a} = {self._zeros(dt, size)}.copy()")
+            src.append(f"        self.{a} = {self._zeros(dt, size)}")
         for p in plain:
             if "." not in p.attr:
                 src.append(f"        self.{p.attr} = {'False' if p.is_bool else '0'}")
@@ -361,15 +379,21 @@ class TypeGen:
         src += ["    def zero(self):"]
         src += [f"        self.{p.attr} = {'False' if p.is_bool else '0'}"
                 for p in plain] or ["        pass"]
-        src += [f"        self.{a}[:] = 0" for a in arrays]
+        src += [f"        self.{a} = {self._zeros(*arrays[a])}" for a in arrays]
         src += [f"        self.w_{p.attr[2:]} = 0" for p in plans if p.varbit]
+        # arrays are shared read-only (copied on write); marking one costs more than
+        # looking whether it is marked
+        def share(a: str, src: str, dst: str) -> str:
+            return (f"        if {src}.{a}.flags.writeable:\n"
+                    f"            {src}.{a}.flags.writeable = False\n"
+                    f"        {dst}.{a} = {src}.{a}")
+
         src += ["    def copy(self):", f"        n = _new({name})"]
-        src += [f"        n.{s} = self.{s}.copy()" if s in nested or s in arrays
-                else f"        n.{s} = self.{s}" for s in slots]
+        src += [f"        n.{s} = self.{s}.copy()" if s in nested else share(s, "self", "n")
+                if s in arrays else f"        n.{s} = self.{s}" for s in slots]
         src += ["        return n", "    def assign(self, o):"]
-        src += [f"        self.{s}.assign(o.{s})" if s in nested
-                else f"        self.{s}[:] = o.{s}" if s in arrays
-                else f"        self.{s} = o.{s}" for s in slots]
+        src += [f"        self.{s}.assign(o.{s})" if s in nested else share(s, "o", "self")
+                if s in arrays else f"        self.{s} = o.{s}" for s in slots]
         src += ["    def invalidate_all(self):", "        self.valid = False"]
         # a varbit is equal only with the same width (P4_16 spec, varbit operations)
         conds = " and ".join([f"self.{p.attr} == o.{p.attr}" for p in plain]
@@ -393,7 +417,7 @@ class TypeGen:
         self.pack_plans[name] = (fmt, args)
         for c in chunks:
             if c.array:
-                args.append(f"self.{c.array}.{self._to_wire(c)}.tobytes()")
+                args.append(f"{self._wire_fn(c)}(self.{c.array})")
                 continue
             if c.split48:
                 f = c.fields[0][0]
@@ -417,20 +441,32 @@ class TypeGen:
 
     def extract_lines(self, cls_name: str, obj: str, data: str, pos: str) -> list[str]:
         """Statements that fill header ``obj`` from ``data`` at byte offset ``pos``
-        (the caller checked alignment and length); None if there is no fast plan."""
+        (the caller checked alignment and length). ``data`` is immutable (``bytes``):
+        an array run becomes a read-only big-endian view of it, without a copy."""
         plans = self.layouts[cls_name]
         chunks = plan_chunks(plans)
         assert chunks is not None
-        sname = f"_ST_{cls_name}"
         names = []
         lines = []
         vals = []
         i = 0
+        fmt = ""
+        offset = 0
         for c in chunks:
+            fmt += f"{c.nbytes}x" if c.array else c.code
+            offset += c.nbytes
+            if c.array:
+                f = c.fields[0][0]
+                be = self.dtype_name(T.Bits(f.width, f.signed), big_endian=True)
+                at = f"{pos} + {offset - c.nbytes}" if offset > c.nbytes else pos
+                vals.append((c, f"_np_frombuffer({data}, {be}, {len(c.fields)}, {at})"))
+                continue
             if c.split48:
                 names += [f"_x{i}", f"_x{i + 1}"]
                 vals.append((c, f"(_x{i} << 32) | _x{i + 1}"))
                 i += 2
+            elif _direct(c):  # unpacked straight into the field
+                names.append(f"{obj}.{c.fields[0][0].attr}")
             else:
                 names.append(f"_x{i}")
                 src = f"_x{i}"
@@ -438,19 +474,19 @@ class TypeGen:
                     src = f"int.from_bytes(_x{i}, 'big')"
                 vals.append((c, src))
                 i += 1
+        sname = f"_ST_{cls_name}"
+        if fmt != "".join(c.code for c in chunks):
+            sname = f"_SX_{cls_name}"
+            self.globals[sname] = struct.Struct(">" + fmt)
         if len(names) == 1:
             lines.append(f"{names[0]}, = {sname}.unpack_from({data}, {pos})")
-        else:
+        elif names:
             lines.append(f"{', '.join(names)} = {sname}.unpack_from({data}, {pos})")
         for c, src in vals:
             if c.array:
-                f = c.fields[0][0]
-                t = T.Bits(f.width, f.signed)
-                lines.append(f"{obj}.{c.array} = _np_frombuffer({src}, "
-                             f"{self.dtype_name(t, big_endian=True)}).astype({self.dtype_name(t)})")
+                lines.append(f"{obj}.{c.array} = {src}")
                 continue
-            if len(c.fields) == 1 and (c.split48 or c.code in "BHIQbhiq") and c.fields[0][1] == 0 \
-                    and not c.fields[0][0].is_bool and c.fields[0][0].width == c.nbytes * 8:
+            if c.split48:
                 lines.append(f"{obj}.{c.fields[0][0].attr} = {src}")
                 continue
             if c.code.endswith("s") and len(c.fields) > 1:
@@ -468,9 +504,15 @@ class TypeGen:
         lines.append(f"{obj}.valid = True")
         return lines
 
-    def _to_wire(self, c: Chunk) -> str:
+    def _wire_fn(self, c: Chunk) -> str:
+        """The global converting the chunk's array to its bytes on the wire."""
         f = c.fields[0][0]
-        return f"astype({self.dtype_name(T.Bits(f.width, f.signed), big_endian=True)})"
+        be = self.dtype_name(T.Bits(f.width, f.signed), big_endian=True)
+        name = self._wire.get(be)
+        if name is None:
+            name = self._wire[be] = f"_W{be}"
+            self.globals[name] = wire_bytes(self.globals[be])
+        return name
 
     def header_nbytes(self, cls_name: str) -> int | None:
         plans = self.layouts[cls_name]
@@ -478,16 +520,103 @@ class TypeGen:
             return None
         return sum(p.width for p in plans) // 8
 
+    def owns_fields(self, t: T.Header) -> bool:
+        """Whether ``extract_lines`` sets every attribute of a header of type ``t`` (a
+        fixed layout of whole bytes, no struct-typed field), so an extraction may
+        fill an object fresh from ``_new`` rather than a default one."""
+        name = self.cls(t)
+        return self.header_nbytes(name) is not None and not any(
+            isinstance(strip(f.type), T.Struct) for f in t.fields)
+
+    def partial_factory(self, t: T.Struct, skip: frozenset[str]) -> str:
+        """The global name of a function returning a fresh default value of struct
+        ``t`` whose members named in ``skip`` (attributes) are left unset: a parser
+        that sets them itself uses it (see ``switch.engine.codegen_parser``)."""
+        name = self._unique(f"_mk_{self.cls(t)}")
+        lines = self._fresh_lines(t, "_v", 0, skip)
+        self.source.extend([f"def {name}():", *("    " + ln for ln in lines),
+                            "    return _v", ""])
+        return name
+
+    def _fresh_lines(self, t: T.Type, var: str, depth: int = 0,
+                     skip: frozenset[str] = frozenset()) -> list[str]:
+        """Lines that set local ``var`` to a fresh default value of aggregate ``t``,
+        building the headers and structs inside it in place (a struct's constructor
+        is one Python call, not one per member). Stacks, and headers with struct
+        fields, are made by their constructors; members named in ``skip`` are left
+        unset."""
+        t = strip(t)
+        name = self.cls(t)
+        if isinstance(t, T.Header):
+            plans = self.layouts[name]
+            if any("." in p.attr for p in plans) or \
+                    any(isinstance(strip(f.type), T.Struct) for f in t.fields):
+                return [f"{var} = {name}()"]
+            lines = [f"{var} = _new({name})", f"{var}.valid = False"]
+            for first, n in self._array_runs.get(t, []):
+                dt = self.dtype_name(t.fields[first].type)
+                lines.append(f"{var}.{array_attr(t, first)} = {self._zeros(dt, n)}")
+            for p in plans:
+                if not p.array:
+                    lines.append(f"{var}.{p.attr} = {'False' if p.is_bool else '0'}")
+                if p.varbit:
+                    lines.append(f"{var}.w_{p.attr[2:]} = 0")
+            return lines
+        if isinstance(t, (T.Struct, T.HeaderUnion)):
+            lines = [f"{var} = _new({name})"]
+            for i, f in enumerate(t.fields):
+                ft = strip(f.type)
+                if attr(f.name) in skip:
+                    continue
+                if isinstance(ft, (T.Header, T.Struct, T.HeaderUnion)):
+                    sub = f"_m{depth}_{i}"
+                    lines += self._fresh_lines(ft, sub, depth + 1)
+                    lines.append(f"{var}.{attr(f.name)} = {sub}")
+                else:
+                    lines.append(f"{var}.{attr(f.name)} = {self.default(ft)}")
+            return lines
+        return [f"{var} = {name}()"]
+
+    def _copy_lines(self, t: T.Type, src: str, dst: str, n: int) -> list[str]:
+        """Lines that set ``dst`` to a copy of header ``src`` made in place (one call
+        for a whole struct; see ``copy``), or by its ``copy`` method."""
+        t = strip(t)
+        if not isinstance(t, T.Header) or any(isinstance(strip(f.type), T.Struct)
+                                              for f in t.fields):
+            return [f"{dst} = {src}.copy()"]
+        name = self.cls(t)
+        s, c = f"_s{n}", f"_c{n}"
+        lines = [f"{s} = {src}", f"{c} = _new({name})", f"{c}.valid = {s}.valid"]
+        for first, _count in self._array_runs.get(t, []):
+            a = array_attr(t, first)
+            lines += [f"if {s}.{a}.flags.writeable:", f"    {s}.{a}.flags.writeable = False",
+                      f"{c}.{a} = {s}.{a}"]
+        for p in self.layouts[name]:
+            if not p.array:
+                lines.append(f"{c}.{p.attr} = {s}.{p.attr}")
+            if p.varbit:
+                lines.append(f"{c}.w_{p.attr[2:]} = {s}.w_{p.attr[2:]}")
+        return lines + [f"{dst} = {c}"]
+
     def _struct(self, name: str, fields: tuple[T.FieldType, ...], union: bool) -> None:
-        inits = []
-        copies = []
+        inits: list[str] = []
+        copies: list[str] = []
         assigns = []
         eqs = []
         inval = []
         for f in fields:
             a = attr(f.name)
             ft = strip(f.type)
-            if isinstance(ft, (T.Header, T.Struct, T.HeaderUnion, T.Stack)):
+            if isinstance(ft, (T.Header, T.Struct, T.HeaderUnion)):
+                self.cls(ft)
+                sub = f"_m{len(inits)}"
+                inits += self._fresh_lines(ft, sub, 1)
+                inits.append(f"self.{a} = {sub}")
+                copies += self._copy_lines(ft, f"self.{a}", f"n.{a}", len(copies))
+                assigns.append(f"self.{a}.assign(o.{a})")
+                eqs.append(f"self.{a}.eq(o.{a})")
+                inval.append(f"self.{a}.invalidate_all()")
+            elif isinstance(ft, T.Stack):
                 c = self.cls(ft)
                 inits.append(f"self.{a} = {c}()")
                 copies.append(f"n.{a} = self.{a}.copy()")

@@ -3,6 +3,7 @@ inlining (unaligned extraction, lookahead, header stack operations, bit packing)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -196,12 +197,43 @@ def log_format(msg: str, values: tuple) -> str:
 
 def array_field(name: str, i: int) -> property:
     """Field ``i`` of the array run held in attribute ``name`` of a header, as a
-    property (see ``switch.engine.layout``): reads give a Python int."""
+    property (see ``switch.engine.layout``): reads give a Python int; a write into a
+    shared (read-only) array copies it first."""
 
     def get(h: Any) -> int:
         return int(getattr(h, name).item(i))
 
     def put(h: Any, value: int) -> None:
-        getattr(h, name)[i] = value
+        a = getattr(h, name)
+        if not a.flags.writeable:
+            a = a.copy()
+            setattr(h, name, a)
+        a[i] = value
 
     return property(get, put)
+
+
+def complete_members(obj: Any, members: tuple[tuple[str, type], ...]) -> None:
+    """Give ``obj`` a default value (a new ``cls()``) for each of ``members`` that it
+    has none of yet: a parser that builds its out headers as it extracts them does
+    this when it fails half-way (``switch.engine.codegen_parser``)."""
+    for name, cls in members:
+        if not hasattr(obj, name):
+            setattr(obj, name, cls())
+
+
+def wire_bytes(dtype: Any) -> Callable[[Any], bytes]:
+    """A function giving the bytes of a header's array in ``dtype`` (big-endian). The
+    last read-only array's bytes are kept: such an array never changes (see
+    ``switch.engine.layout``), and the copies of a multicast share one."""
+    last: list[Any] = [None, b""]
+
+    def wire(a: Any) -> bytes:
+        if a is last[0]:
+            return last[1]  # type: ignore[no-any-return]
+        b: bytes = a.tobytes() if a.dtype == dtype else a.astype(dtype).tobytes()
+        if not a.flags.writeable:
+            last[0], last[1] = a, b
+        return b
+
+    return wire

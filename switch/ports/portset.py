@@ -276,6 +276,24 @@ class PortSet:
         """An epoll descriptor that is readable whenever any port has frames to read."""
         return self._require_open().fileno()
 
+    def create_fanout(self, program: Sequence[tuple[int, int, int, int]]) -> dict[int, int]:
+        """Make each port's socket the first of a fanout group spreading its interface's
+        frames with ``program`` (``switch.ports.fanout``); port -> group id."""
+        self._require_open()
+        groups = {}
+        for st in self._port_list:
+            assert st.sock is not None
+            groups[st.number] = st.sock.create_fanout(program)
+        return groups
+
+    def join_fanout(self, groups: dict[int, int]) -> None:
+        """Join each port's socket to its interface's fanout group (``create_fanout``
+        of another PortSet on the same interfaces)."""
+        self._require_open()
+        for st in self._port_list:
+            assert st.sock is not None
+            st.sock.join_fanout(groups[st.number])
+
     def poll_fds(self) -> list[int]:
         """The ports' socket descriptors, for loops that select on them directly."""
         self._require_open()

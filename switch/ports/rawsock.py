@@ -46,6 +46,7 @@ import socket
 import struct
 from collections.abc import Sequence
 
+from . import fanout
 from .counters import (
     DROP_RX_OVERFLOW,
     DROP_RX_OVERSIZE,
@@ -218,6 +219,23 @@ class RawSocket:
 
     def fileno(self) -> int:
         return self._sock.fileno()
+
+    def create_fanout(self, program: Sequence[tuple[int, int, int, int]]) -> int:
+        """Make this socket the first of a new PACKET_FANOUT group that spreads the
+        interface's frames with the classic BPF ``program`` (``fanout``); the group's
+        id, for other sockets on the interface to ``join_fanout``."""
+        try:
+            return fanout.create_group(self._sock, program)
+        except OSError as e:
+            raise PortError(f"{self.iface}: cannot create a fanout group: {e.strerror}"
+                            ) from None
+
+    def join_fanout(self, group: int) -> None:
+        try:
+            fanout.join_group(self._sock, group)
+        except OSError as e:
+            raise PortError(f"{self.iface}: cannot join fanout group {group}: {e.strerror}"
+                            ) from None
 
     def recv_batch(self, out: list[bytes], limit: int) -> int:
         """Append up to ``limit`` received frames to ``out`` without blocking.

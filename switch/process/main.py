@@ -7,6 +7,10 @@ is the moment the switch is ready (Mininet node classes poll the gRPC port). Eve
 start-up failure prints one clear message (compile errors as p4c prints them) and
 exits with 1; bad options exit with 2.
 
+With ``--pipelines N`` (a program with a ``@pipeline_key`` field), the program's
+steering rule becomes each port's PACKET_FANOUT group and N - 1 pipeline processes start
+before the server does (``switch.process.pipelines``).
+
 Then the main loop waits on one selector for the ports, the packet-out wakeup and the
 control socket, and wakes early for delayed frames (impairments) and pcap flushes.
 SIGTERM and SIGINT end the loop: the gRPC server stops, sockets close, pcap files are
@@ -28,6 +32,7 @@ from switch.process.commands import SwitchCommands
 from switch.process.control import ControlError, ControlServer
 from switch.process.dataplane import Dataplane
 from switch.process.options import HelpRequested, OptionsError, SwitchOptions, parse_switch_args
+from switch.process.pipelines import GroupPorts, GroupStats, PipelineGroup, Pipelines
 from switch.process.startup import StartupError, check_address_free, load_program
 from switch.process.trace import PacketTrace
 
@@ -50,6 +55,9 @@ class SwitchProcess:
         self.dataplane: Dataplane | None = None
         self.trace: PacketTrace | None = None
         self._log_file: TextIO | None = None
+        self.pipelines: Pipelines | None = None
+        self.failed = False
+        self.commands: SwitchCommands | None = None
 
     # ----------------------------------------------------------------- start-up
 
@@ -70,8 +78,8 @@ class SwitchProcess:
             raise StartupError(str(e)) from None
         self._open_trace()
         self.dataplane = Dataplane(self.ports, None, o.cpu_port, self.trace)
-        self.control = ControlServer(o.control_socket, SwitchCommands(
-            o, self.ports, self.dataplane, self._program_name))
+        self.commands = SwitchCommands(o, self.ports, self.dataplane, self._program_name)
+        self.control = ControlServer(o.control_socket, self.commands)
         try:
             self.control.open()
         except ControlError as e:
@@ -79,7 +87,41 @@ class SwitchProcess:
         program = None
         if o.program is not None:
             program = load_program(o.program, o.include_dirs, dict(o.defines))
+        if o.pipelines > 1:
+            self._start_pipelines(program)
         self._start_server(program)
+
+    def _start_pipelines(self, program: Any) -> None:
+        """Spread each port's frames by the program's key and start pipelines 1..N-1."""
+        from switch.frontend.artifact import dump_artifact
+        from switch.ports.fanout import steering_program
+        from switch.v1model.partition import ANNOTATION, PartitionError, steering
+
+        o = self.options
+        assert self.ports is not None and self.dataplane is not None
+        assert self.commands is not None
+        try:
+            rule = steering(program)
+        except PartitionError as e:
+            raise StartupError(f"--pipelines {o.pipelines}: {e}") from None
+        if rule is None:
+            raise StartupError(f"--pipelines {o.pipelines}: {o.program} annotates no header "
+                               f"field @{ANNOTATION}, so nothing says its state may be split "
+                               "between pipelines: run one pipeline")
+        try:
+            groups = self.ports.create_fanout(steering_program(rule))
+        except PortError as e:
+            raise StartupError(str(e)) from None
+        setup = {"artifact": dump_artifact(program).encode(), "name": str(o.program),
+                 "seed": o.seed or 0, "ports": list(o.ports),
+                 "impairments": list(o.impairments), "groups": groups}
+        try:
+            self.pipelines = Pipelines.start(o.pipelines - 1, setup)
+        except Exception as e:  # noqa: BLE001 - any failure of a pipeline's start
+            raise StartupError(f"--pipelines {o.pipelines}: {e}") from None
+        self.commands.ports = GroupPorts(self.ports, self.pipelines)  # type: ignore[assignment]
+        self.commands.dataplane = GroupStats(self.dataplane, self.pipelines)  # type: ignore[assignment]
+        log.info("%d pipelines, frames spread by %s", o.pipelines, rule.field)
 
     def _open_trace(self) -> None:
         o = self.options
@@ -101,8 +143,17 @@ class SwitchProcess:
     def _make_switch(self, program: Any) -> Any:
         from switch.v1model import V1Switch
 
-        return V1Switch(program, seed=self.options.seed or 0, cpu_port=self.options.cpu_port,
-                        trace=self.trace)
+        sw = V1Switch(program, seed=self.options.seed or 0, cpu_port=self.options.cpu_port,
+                      trace=self.trace)
+        if self.pipelines is None:
+            return sw
+        if self.server is not None:
+            raise ValueError(f"this switch runs {self.options.pipelines} pipelines of the "
+                             "program it started with; start it again to run another")
+        if "digest" in sw.hooks.used:
+            raise ValueError("a program that sends digests runs in one pipeline (the "
+                             "controller hears pipeline 0 only)")
+        return PipelineGroup(sw, self.pipelines)
 
     def _start_server(self, program: Any) -> None:
         from switch.runtime import P4RuntimeServer
@@ -134,8 +185,9 @@ class SwitchProcess:
         ports = " ".join(f"{n}@{i}" for n, i in o.ports) or "none"
         program = self._program_name() or "none yet (--no-p4)"
         cpu = "none" if o.cpu_port is None else str(o.cpu_port)
+        pipes = f", {o.pipelines} pipelines" if o.pipelines > 1 else ""
         return (f"ina switch: device {o.device_id} ready: P4Runtime on {o.grpc_address}, "
-                f"ports {ports}, CPU port {cpu}, program {program}, "
+                f"ports {ports}, CPU port {cpu}, program {program}{pipes}, "
                 f"control socket {o.control_socket}")
 
     # ----------------------------------------------------------------- main loop
@@ -154,6 +206,7 @@ class SwitchProcess:
             sel.register(dataplane.wakeup_fd(), selectors.EVENT_READ, dataplane.on_wakeup)
             control.attach(sel)
             monotonic = time.monotonic
+            next_check = monotonic() + MAX_WAIT_S
             while not self.stopping:
                 deadline = ports.next_deadline()
                 wait = MAX_WAIT_S if deadline is None else \
@@ -168,11 +221,26 @@ class SwitchProcess:
                     dataplane.process(ports.receive(timeout=0))
                 elif deadline is not None and monotonic() >= deadline:
                     dataplane.process(ports.flush_due())
+                if self.pipelines is not None and monotonic() >= next_check:
+                    next_check = monotonic() + MAX_WAIT_S
+                    self._check_pipelines()
+
+    def _check_pipelines(self) -> None:
+        """A switch whose pipeline process ended stops (and exits with 1)."""
+        assert self.pipelines is not None
+        worker = self.pipelines.ended()
+        if worker is not None:
+            log.error("pipeline %d (process %d) ended with status %s; the switch stops",
+                      worker.index, worker.proc.pid, worker.proc.returncode)
+            self.stopping = True
+            self.failed = True
 
     def close(self) -> None:
         """Stop serving and release everything; safe after a failed start."""
         if self.server is not None:
             self.server.stop(grace=0.5)
+        if self.pipelines is not None:
+            self.pipelines.stop()
         if self.control is not None:
             self.control.close()
         if self.ports is not None:
@@ -211,7 +279,7 @@ def run_switch(argv: Sequence[str]) -> int:
     finally:
         process.close()
     print(f"ina switch: device {options.device_id} stopped", file=sys.stderr, flush=True)
-    return 0
+    return 1 if process.failed else 0
 
 
 def main() -> None:

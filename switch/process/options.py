@@ -18,6 +18,7 @@ from switch.ports import ImpairmentConfig, SpecError, parse_impairment_spec, par
 
 DEFAULT_GRPC_ADDRESS = "0.0.0.0:9559"  # as simple_switch_grpc
 MAX_PORT = 511  # v1model ports are bit<9>
+MAX_PIPELINES = 64
 TARGET_OPTIONS = ("--grpc-server-addr", "--cpu-port", "--grpc-server-insecure")
 
 #: simple_switch(_grpc) options the built-in switch does not take, with the reason, so
@@ -63,6 +64,7 @@ class SwitchOptions:
     cpu_port: int | None = None
     nanolog: str | None = None
     log_flush: bool = False
+    pipelines: int = 1
 
     @property
     def tracing(self) -> bool:
@@ -155,6 +157,10 @@ def _switch_parser() -> _Parser:
                    help="add DIR to the #include search path")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
                    help="define a preprocessor macro")
+    p.add_argument("--pipelines", type=_int("pipelines", 1, MAX_PIPELINES), default=1,
+                   metavar="N",
+                   help="run N pipelines, one process each, for a program with a "
+                        "@pipeline_key field (default 1)")
     return p
 
 
@@ -249,6 +255,8 @@ def parse_switch_args(argv: Sequence[str]) -> SwitchOptions:
     ports, impairments = _parse_specs(args)
     if target.cpu_port is not None and any(n == target.cpu_port for n, _ in ports):
         raise OptionsError(f"--cpu-port {target.cpu_port} is also given as an interface port")
+    if args.pipelines > 1:
+        _check_pipelines(args, target)
     defines = []
     for item in args.defines:
         name, eq, value = item.partition("=")
@@ -273,7 +281,22 @@ def parse_switch_args(argv: Sequence[str]) -> SwitchOptions:
         cpu_port=target.cpu_port,
         nanolog=args.nanolog,
         log_flush=args.log_flush,
+        pipelines=args.pipelines,
     )
+
+
+def _check_pipelines(args: argparse.Namespace, target: argparse.Namespace) -> None:
+    """What several pipelines do not do (yet): each would need its own share of it."""
+    n = args.pipelines
+    if args.no_p4:
+        raise OptionsError(f"--pipelines {n} needs the program on the command line (a "
+                           "program pushed over P4Runtime runs in one pipeline)")
+    for given, what in ((args.log_console, "--log-console"), (args.log_file, "--log-file"),
+                        (args.pcap_dir, "--pcap"),
+                        (target.cpu_port is not None, "--cpu-port")):
+        if given:
+            raise OptionsError(f"--pipelines {n} and {what} exclude each other (one pipeline "
+                               "traces, captures and talks to the controller)")
 
 
 def switch_help() -> str:

@@ -443,6 +443,16 @@ class V1Hooks:
 
     # --------------------------------------------------------- extern methods
 
+    @staticmethod
+    def _index(g: Any, code: str, keep: bool = False) -> str:
+        """An index's code, in a temporary unless it is a local's name (and ``keep``
+        does not ask for its value now)."""
+        if not keep and (code.isidentifier() or code.isdigit()):
+            return code
+        i: str = g.tmp("_i")
+        g.em(f"{i} = {code}")
+        return i
+
     def extern_method(self, g: Any, call: A.Call, target: A.CallExternMethod,
                       instance: ExternInstance | None) -> str | None:
         ext, m = target.extern, target.method
@@ -452,15 +462,17 @@ class V1Hooks:
         if ext == "register":
             reg = self.state.registers[fqn]
             vals = g.mod.bind(reg.values, "reg_" + fqn)
-            i = g.tmp("_i")
             if m == "read":
-                g.em(f"{i} = {g.expr(args[1])}")
+                i = self._index(g, g.expr(args[1]))
                 elem = f"{vals}.item({i})" if reg.bank is not None else f"{vals}[{i}]"
                 g.assign(args[0], f"({elem} if {i} < {reg.size} else 0)")
                 return None
             if m == "write":
-                g.em(f"{i} = {g.expr(args[0])}")
-                v = g.expr(args[1])
+                index = g.expr(args[0])
+                with g.em.capture() as before:  # what evaluating the value runs first
+                    v = g.expr(args[1])
+                i = self._index(g, index) if not before else self._index(g, index, True)
+                g.em.extend(before)
                 if isinstance(g.ty(args[1]), T.InfInt):
                     v = g.wrap(v, T.Bits(reg.width, reg.signed))
                 g.em(f"if {i} < {reg.size}:")

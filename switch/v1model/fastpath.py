@@ -71,7 +71,24 @@ def read_fields(program: Any, struct: T.Type, names: tuple[str, ...]) -> set[str
 
 def _context_fields(source: str) -> set[str]:
     """The per-packet context fields the generated code refers to (as ``_X.<name>``)."""
-    return {f for f in ("plen", "payload", "sm") if f"_X.{f}" in source}
+    return {f for f in ("plen", "payload", "sm", "checksum_error") if f"_X.{f}" in source}
+
+
+def does_nothing(block: Any) -> bool:
+    """Whether applying control ``block`` (a block instance) can have no effect: an
+    empty ``apply`` whose locals run no code (no variable with an initialiser)."""
+    decl = block.decl
+    return isinstance(decl, A.ControlDecl) and not decl.body.stmts and not any(
+        isinstance(d, A.VarDecl) and d.init is not None for d in decl.locals)
+
+
+def _headers_constructor(pipeline: Any) -> Callable[[], Any]:
+    """What makes the parser's headers: the parser's own constructor of them where it
+    builds some of them itself (``switch.engine.codegen_parser``)."""
+    parser = pipeline.c.program.pipeline["p"]
+    hdr = parser.decl.params[1].name
+    made: Callable[[], Any] = pipeline.c.fresh_out.get(parser.fqn, {}).get(hdr, pipeline.H)
+    return made
 
 
 def build_fast_process(pipeline: Any) -> Process:
@@ -81,15 +98,23 @@ def build_fast_process(pipeline: Any) -> Process:
                             for x in a["p"])
     stamps = read_fields(pipeline.c.program, pipeline.sm_t, TIMESTAMPS)
     ctx_fields = _context_fields(pipeline.c.source)
+    blocks = pipeline.c.program.pipeline
 
     def only(cond: bool, line: str) -> str:
         return line if cond else "pass"
 
+    def apply(key: str, indent: str, out: str = "None") -> str:
+        """The call of block ``key`` (none for a control that does nothing)."""
+        if key != "dep" and does_nothing(blocks[key]):
+            return "pass"
+        return (f"try:\n{indent}    {_call(key, a[key], out)}\n"
+                f"{indent}except P4Exit:\n{indent}    pass")
+
     src = f"""
 def process(port, data):
     data = bytes(data)
-    X = ctx
-    X.checksum_error = 0
+    {only(bool(ctx_fields), "X = ctx")}
+    {only("checksum_error" in ctx_fields, "X.checksum_error = 0")}
     plen = len(data)
     {only("plen" in ctx_fields, "X.plen = plen")}
     hdr = H()
@@ -108,15 +133,9 @@ def process(port, data):
             sm.f_parser_error = e.code
         payload = data[bo >> 3:]
         {only("payload" in ctx_fields, "X.payload = payload")}
-        try:
-            {_call("vr", a["vr"])}
-        except P4Exit:
-            pass
-        sm.f_checksum_error = X.checksum_error
-        try:
-            {_call("ig", a["ig"])}
-        except P4Exit:
-            pass
+        {apply("vr", "        ")}
+        {only("checksum_error" in ctx_fields, "sm.f_checksum_error = X.checksum_error")}
+        {apply("ig", "        ")}
     except PacketAbort as e:
         abort(e)
         return []
@@ -145,7 +164,7 @@ def process(port, data):
     return outputs
 
 def egress(hdr, meta, sm, port, payload, plen, outputs):
-    X = ctx
+    {only(bool(ctx_fields), "X = ctx")}
     {only("plen" in ctx_fields, "X.plen = plen")}
     {only("payload" in ctx_fields, "X.payload = payload")}
     {only("sm" in ctx_fields, "X.sm = sm")}
@@ -155,16 +174,9 @@ def egress(hdr, meta, sm, port, payload, plen, outputs):
     {only(TIMESTAMPS[1] in stamps, "sm.f_egress_global_timestamp = "
           "((monotonic_ns() - t0) // 1000) & 0xFFFFFFFFFFFF")}
     try:
-        try:
-            {_call("eg", a["eg"])}
-        except P4Exit:
-            pass
-        if sm.f_egress_spec == {M.DROP_PORT}:
-            return
-        try:
-            {_call("ck", a["ck"])}
-        except P4Exit:
-            pass
+        {apply("eg", "        ")}
+        {only(not does_nothing(blocks["eg"]), f"if sm.f_egress_spec == {M.DROP_PORT}: return")}
+        {apply("ck", "        ")}
         out = []
         try:
             {_call("dep", a["dep"], "out")}
@@ -178,7 +190,8 @@ def egress(hdr, meta, sm, port, payload, plen, outputs):
 """
     fn = pipeline.fn
     ns: dict[str, Any] = {
-        "ctx": pipeline.ctx, "H": pipeline.H, "Meta": pipeline.Meta, "SM": pipeline.SM,
+        "ctx": pipeline.ctx, "H": _headers_constructor(pipeline), "Meta": pipeline.Meta,
+        "SM": pipeline.SM,
         "monotonic_ns": time.monotonic_ns, "t0": pipeline.t0, "parser": fn["p"],
         "vr": fn["vr"], "ig": fn["ig"], "eg": fn["eg"], "ck": fn["ck"], "dep": fn["dep"],
         "replicate": pipeline.pre.replicate, "abort": pipeline._abort,

@@ -324,6 +324,11 @@ class V1Switch:
         with self.lock:
             self._register(name).reset()
 
+    def register_fqn(self, name: str) -> str:
+        """The full name of register ``name`` (which may be a unique suffix of it)."""
+        with self.lock:
+            return str(self._register(name).name)
+
     def register_size(self, name: str) -> int:
         with self.lock:
             return self._register(name).size

@@ -194,6 +194,141 @@ def test_declarations_inside_lanes_are_private() -> None:
     assert _fused_runs(fused) == 3
 
 
+def test_an_if_else_the_same_in_every_lane() -> None:
+    """SwitchML's processor, one lane at a time: the first contribution replaces, a
+    later one adds, a retransmission reads the cell (p4/bench/switchml_branches.p4)."""
+    def switchml(i: int) -> str:
+        return (f"if (h.ctl.flag == 1) {{ {REPLACE(i)} }} "
+                f"else if (h.ctl.pad < 128) {{ {ADD(i)} }} else {{ {READ(i)} }}")
+
+    def valid_or_not(i: int) -> str:
+        return (f"if (h.ctl.isValid() && h.ctl.flag == 0) {{ r{i}.read(x, cell); "
+                f"h.vals.v{i} = x - h.vals.v{i}; }}")
+
+    fused, _ = _same(program("int<32>", switchml, valid_or_not, READ), "int<32>",
+                     packets=300)
+    assert _fused_runs(fused) == 3
+
+
+@pytest.mark.parametrize("t", ["bit<8>", "int<16>", "bit<32>", "int<32>", "bit<64>",
+                               "int<64>"])
+def test_saturating_arithmetic(t: str) -> None:
+    """ATP adds with |+|: each lane saturates on its own."""
+    def add(i: int) -> str:
+        return (f"r{i}.read(x, cell); x = x |+| h.vals.v{i}; r{i}.write(cell, x); "
+                f"h.vals.v{i} = x |-| (h.vals.v{i} |+| 3);")
+
+    def sub(i: int) -> str:
+        return f"r{i}.read(x, cell); h.vals.v{i} = 1 |-| x; r{i}.write(cell, h.vals.v{i} |-| x);"
+
+    fused, _ = _same(program(t, add, sub, READ), t, packets=300)
+    assert _fused_runs(fused) == 3
+
+
+def test_conditions_that_differ_between_lanes() -> None:
+    """A maximum, and choices by comparisons, lane by lane (np.where)."""
+    def maximum(i: int) -> str:
+        return (f"r{i}.read(x, cell); x = x > h.vals.v{i} ? x : h.vals.v{i}; "
+                f"r{i}.write(cell, x); h.vals.v{i} = x;")
+
+    def choose(i: int) -> str:
+        return (f"r{i}.read(x, cell); h.vals.v{i} = (x == 0 || !(h.vals.v{i} < x)) && "
+                f"h.ctl.flag == 1 ? x - 1 : 7; r{i}.write(cell, x >= 5 ? x : h.vals.v{i});")
+
+    for t in ("int<32>", "bit<16>", "bit<64>"):
+        fused, _ = _same(program(t, maximum, choose, READ), t)
+        assert _fused_runs(fused) == 3
+
+
+def test_a_register_read_into_the_header_and_written_back() -> None:
+    def into_header(i: int) -> str:
+        return (f"r{i}.read(h.vals.v{i}, cell); h.vals.v{i} = h.vals.v{i} + 1; "
+                f"r{i}.write(cell, h.vals.v{i});")
+
+    def keep_own(i: int) -> str:  # the packet's value is kept aside first
+        return (f"x = h.vals.v{i}; r{i}.read(h.vals.v{i}, cell); "
+                f"h.vals.v{i} = h.vals.v{i} |+| x; r{i}.write(cell, h.vals.v{i});")
+
+    fused, _ = _same(program("int<32>", into_header, keep_own, READ), "int<32>")
+    assert _fused_runs(fused) == 3
+
+
+def test_locals_written_in_branches() -> None:
+    def both(i: int) -> str:  # written on both paths, read after the if
+        return (f"if (h.ctl.flag == 1) {{ x = h.vals.v{i}; }} else {{ r{i}.read(x, cell); "
+                f"x = x + 1; }} r{i}.write(cell, x); h.vals.v{i} = x;")
+
+    def one(i: int) -> str:  # written on one path only, read after the run
+        return f"if (h.ctl.flag == 1) {{ r{i}.read(x, cell); h.vals.v{i} = x + 2; }}"
+
+    def nested(i: int) -> str:
+        return (f"if (h.ctl.flag == 1) {{ if (h.ctl.pad == 0) {{ x = 1; }} else "
+                f"{{ x = h.vals.v{i}; }} }} else {{ x = 3; }} r{i}.write(cell, x);")
+
+    fused, _ = _same(program("int<32>", both, one, nested, tail0=f"h.vals.v{K} = x;"),
+                     "int<32>")
+    assert _fused_runs(fused) == 3
+    fused, _ = _same(program("int<32>", one, tail0=f"h.vals.v{K} = x;"), "int<32>",
+                     ops=(0,))
+    assert _fused_runs(fused) == 1
+
+
+def test_a_value_read_before_its_storage_changes_keeps_its_value() -> None:
+    def swap(i: int) -> str:  # the register's old value goes into the packet
+        return f"r{i}.read(x, cell); r{i}.write(cell, h.vals.v{i}); h.vals.v{i} = x;"
+
+    def keep(i: int) -> str:  # the field's old value goes into the register
+        return f"x = h.vals.v{i}; h.vals.v{i} = h.vals.v{i} + 1; r{i}.write(cell, x);"
+
+    fused, _ = _same(program("int<32>", swap, keep, tail0=f"h.vals.v{K} = x;"), "int<32>",
+                     ops=(0, 1))
+    assert _fused_runs(fused) == 2
+
+
+def test_two_runs_in_one_header_array() -> None:
+    """Fields 0..K-1 and K..2K-1 of one header are one array: each run writes its half
+    in place (copying a shared array first), and reads see the other half's writes."""
+    fields = " ".join(f"int<32> v{i};" for i in range(2 * K))
+    regs = "\n".join(f"    register<int<32>>({SIZE}) r{i};" for i in range(2 * K))
+    first = "\n".join(f"r{i}.read(x, cell); h.vals.v{i} = h.vals.v{i} + x;" for i in range(K))
+    second = "\n".join(f"h.vals.v{K + i} = h.vals.v{K + i} - h.vals.v{i}; "
+                        f"r{K + i}.write(cell, h.vals.v{K + i});" for i in range(K))
+    src = f"""
+#include <core.p4>
+#include <v1model.p4>
+header vals_t {{ {fields} }}
+struct headers_t {{ vals_t vals; }}
+struct meta_t {{ bit<8> unused; }}
+parser P(packet_in pk, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {{
+    state start {{ pk.extract(h.vals); transition accept; }}
+}}
+control VC(inout headers_t h, inout meta_t m) {{ apply {{ }} }}
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {{
+{regs}
+    apply {{
+        sm.egress_spec = 1;
+        bit<32> cell = (bit<32>)h.vals.v0[3:0];
+        int<32> x;
+{first}
+{second}
+    }}
+}}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {{ apply {{ }} }}
+control CC(inout headers_t h, inout meta_t m) {{ apply {{ }} }}
+control D(packet_out pk, in headers_t h) {{ apply {{ pk.emit(h.vals); }} }}
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+    fused, plain, _ = _switches(src)
+    assert _fused_runs(fused) == 2
+    rng = random.Random(3)
+    for n in range(100):
+        pkt = bytes(rng.randrange(256) for _ in range(8 * K))
+        assert fused.inject(0, pkt) == plain.inject(0, pkt), f"packet {n}"
+    for i in range(2 * K):
+        for j in range(SIZE):
+            assert fused.register_read(f"r{i}", j) == plain.register_read(f"r{i}", j)
+
+
 NEAR_MISSES: dict[str, tuple[Lane, str]] = {
     # a value carried from lane to lane (a reduction)
     "reduction": (lambda i: f"acc = acc + h.vals.v{i};", f"h.vals.v{K} = acc;"),
@@ -205,8 +340,12 @@ NEAR_MISSES: dict[str, tuple[Lane, str]] = {
     "shared field": (lambda i: f"h.vals.v{K} = h.vals.v{K} + h.vals.v{i};", ""),
     # every lane reads one register
     "shared register": (lambda i: f"r0.read(x, cell); h.vals.v{i} = x;", ""),
-    # a comparison per lane
-    "comparison": (lambda i: f"r{i}.read(x, cell); h.vals.v{i} = x > h.vals.v{i} ? x : 0;", ""),
+    # an if whose condition differs between lanes
+    "lane condition": (lambda i: f"if (h.vals.v{i} > 0) {{ r{i}.write(cell, h.vals.v{i}); }}",
+                       ""),
+    # a local written on one path only and read after the if
+    "maybe written": (lambda i: f"if (h.ctl.flag == 1) {{ x = h.vals.v{i}; }} "
+                                f"r{i}.write(cell, x);", ""),
     # a running sum written out lane by lane
     "prefix sums": (lambda i: f"x = x + h.vals.v{i}; r{i}.write(cell, x);", ""),
     # a lane reads the field the next lane writes

@@ -4,6 +4,7 @@ and its counts (which are: every frame, chunk and RESULT of a phase comes out)."
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from switchproc_helpers import ROOT, ina, need_root
@@ -77,6 +78,32 @@ def test_bench_switch_refuses_a_program_without_a_route_table(tmp_path) -> None:
     assert "no table with one 32-bit LPM key" in result.stderr
 
 
+def test_bench_switch_on_both_targets_puts_them_side_by_side() -> None:
+    need_root()
+    if shutil.which("simple_switch_grpc") is None or shutil.which("p4c-bm2-ss") is None:
+        pytest.skip("simple_switch_grpc/p4c-bm2-ss not on PATH")
+    result = ina("bench", "switch", "aggregation", "--workers", "2", "--window", "8",
+                 "--count", "200", "--target", "ina,bmv2", timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "== ina switch ==" in out and "== BMv2 simple_switch_grpc ==" in out, out
+    # both switches summed every chunk exactly
+    assert out.count("results: 600 RESULTs received, 0 with a wrong sum") == 2, out
+    assert "switch ports: BMv2 does not count them" in out
+    table = out[out.index("side by side"):]
+    assert "| | ina switch | BMv2 simple_switch_grpc |" in table.replace("|  |", "| |"), table
+    assert re.search(r"\| contributions/s in \| [\d,]+ \| [\d,]+ \|", table), table
+    assert re.search(r"\| switch CPU per packet in \| [\d.]+ us \| [\d.]+ us \|", table), table
+    assert "| came through | 100 of 100 chunks | 100 of 100 chunks |" in table, table
+
+
+def test_bench_switch_refuses_an_unknown_target() -> None:
+    result = ina("bench", "switch", "--target", "ina,tofino", timeout=60)
+    assert result.returncode == 2
+    assert "--target tofino: must be one of ina, bmv2" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def _readme_bench_commands() -> list[list[str]]:
     readme = (ROOT / "README.md").read_text()
     start = readme.index("## Starting the switch by hand\n")
@@ -89,7 +116,15 @@ def _readme_bench_commands() -> list[list[str]]:
 def test_readme_bench_switch_commands_run_as_written() -> None:
     need_root()
     commands = _readme_bench_commands()
-    assert [c[2] for c in commands] == ["p4/aggregation.p4", "p4/ipv4_forward.p4"]
+    assert [c[2] for c in commands] == ["p4/aggregation.p4", "p4/ipv4_forward.p4",
+                                        "p4/aggregation.p4"]
+    *commands, both = commands
+    assert both[-2:] == ["--target", "ina,bmv2"]
+    if shutil.which("simple_switch_grpc") and shutil.which("p4c-bm2-ss"):
+        result = ina(*both, "--count", "400", timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "| contributions/s in |" in result.stdout, result.stdout
+        assert result.stdout.count("with a wrong sum") == 2
     outs = []
     for argv in commands:
         result = ina(*argv, "--count", "2000", timeout=300)
