@@ -226,14 +226,17 @@ class CountingTransport:
         self.bytes_sent = 0
         self.bytes_received = 0
 
-    def send(self, payloads: Any) -> None:
-        self.bytes_sent += sum(map(len, payloads))
-        self.inner.send(payloads)
+    def send(self, packets: Any) -> None:
+        self.bytes_sent += packets.nbytes
+        self.inner.send(packets)
 
-    def recv(self, timeout: float) -> list[bytes]:
-        out: list[bytes] = self.inner.recv(timeout)
-        self.bytes_received += sum(map(len, out))
-        return out
+    def wait(self, timeout: float) -> bool:
+        return bool(self.inner.wait(timeout))
+
+    def recv(self) -> Any:
+        batch = self.inner.recv()
+        self.bytes_received += sum(batch.lengths)
+        return batch
 
     def close(self) -> None:
         self.inner.close()
