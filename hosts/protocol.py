@@ -265,8 +265,11 @@ class AllReduceRun:
         if self.chunks + s > _U32:
             raise ValueError(f"all-reduce: {flat.size} values need {self.chunks} chunks, "
                              f"more than the 32-bit chunk index allows")
-        blocks = np.zeros((self.chunks, k), dtype=np.float32)
-        blocks.reshape(-1)[:flat.size] = flat
+        if flat.size == self.chunks * k:
+            blocks = flat.reshape(self.chunks, k)
+        else:  # the last chunk padded with zeros
+            blocks = np.zeros((self.chunks, k), dtype=np.float32)
+            blocks.reshape(-1)[:flat.size] = flat
         self.quantizer = Quantizer(self.num_workers, self.settings.scaling)
         self.proposals = self.quantizer.propose(blocks).tolist()
         self.prepared = self.quantizer.prepare(blocks)

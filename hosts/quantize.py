@@ -61,7 +61,6 @@ MAX_WORKERS = 32
 Floats = npt.NDArray[np.float32]
 Ints = npt.NDArray[np.int32]
 Fields = npt.NDArray[np.int8]
-_ZERO_EXP = -(1 << 12)  # the exponent given to zeros: any bound shifts them to 0
 
 
 @dataclass(frozen=True)
@@ -154,17 +153,33 @@ class Quantizer:
 
     def prepare(self, blocks: Floats) -> Prepared:
         """Split every value into mantissa and exponent once, so that quantizing a row
-        for its agreed exponent later costs a few integer operations."""
-        x = np.asarray(blocks, dtype=np.float32)
+        for its agreed exponent later costs a few integer operations. The split reads
+        the float32 bits: x = m * 2**(max(E, 1) - 150) for the biased exponent E and
+        the 23 stored bits with the implicit one of a normal number (subnormals too);
+        NaN and infinities count as zeros."""
+        x = np.ascontiguousarray(blocks, dtype=np.float32)
         if x.ndim != 2:
             raise ValueError(f"quantizer: blocks must be 2-D (chunks, K), got {x.shape}")
-        x64 = np.where(np.isfinite(x), x, np.float32(0)).astype(np.float64)
         if self.scaling is Scaling.POW2:
+            x64 = np.where(np.isfinite(x), x, np.float32(0)).astype(np.float64)
             return Prepared(x64, np.zeros((0, 0), np.int64), np.zeros((0, 0), np.int16))
-        frac, ex = np.frexp(x64)
-        mant = np.ldexp(frac, 24).astype(np.int64)  # exact: float32 has 24 bits
-        shift = np.where(mant == 0, -_ZERO_EXP, FIELD_OFFSET + 23 - ex).astype(np.int16)
-        return Prepared(np.zeros((0, 0)), mant * self.q - (mant < 0), shift)
+        bits = x.view(np.int32)
+        biased = bits >> 23
+        biased &= 0xFF
+        mant = bits & 0x7FFFFF
+        mant |= np.left_shift(biased != 0, 23, dtype=np.int32)
+        special = biased == 0xFF
+        if special.any():
+            mant[special] = 0
+        negative = bits < 0
+        scaled = mant.astype(np.int64)
+        scaled *= self.q
+        np.negative(scaled, out=scaled, where=negative)
+        scaled -= negative
+        # x = mant * 2**(e - 24) with e = max(E, 1) - 126: shift = FIELD_OFFSET + 23 - e
+        shift = np.maximum(biased, 1).astype(np.int16)
+        np.subtract(FIELD_OFFSET + 149, shift, out=shift)
+        return Prepared(np.zeros((0, 0)), scaled, shift)
 
     def quantize(self, blocks: Floats, fields: npt.ArrayLike) -> Ints:
         """int32 blocks for the agreed ``fields`` (one per row); NONFINITE rows -> 0.
@@ -203,15 +218,18 @@ class Quantizer:
             q[np.flatnonzero(f == EXP_NONFINITE)] = 0
         return q
 
-    def dequantize(self, sums: Ints, fields: npt.ArrayLike) -> Floats:
-        """float32 blocks from the switch's int32 sums; NONFINITE rows -> NaN."""
-        s = np.asarray(sums).astype(np.float64)
+    def dequantize(self, sums: npt.NDArray[np.integer], fields: npt.ArrayLike) -> Floats:
+        """float32 blocks from the switch's int32 sums; NONFINITE rows -> NaN. The
+        sum times 2**b is exact in float64, so one division rounds (tight)."""
         f = np.asarray(fields, dtype=np.int64).reshape(-1, 1)
-        b = f + FIELD_OFFSET
+        out = np.asarray(sums).astype(np.float64)
         if self.scaling is Scaling.TIGHT:
-            out = np.ldexp(s, b) / self.q
+            out *= np.ldexp(1.0, f + FIELD_OFFSET)
+            out /= self.q
         else:
-            out = np.ldexp(s, b - self.log2_q)
-        out = np.where(f == EXP_NONFINITE, np.nan, out)
+            out *= np.ldexp(1.0, f + FIELD_OFFSET - self.log2_q)
+        bad = f.reshape(-1) == EXP_NONFINITE
+        if bad.any():
+            out[bad] = np.nan
         with np.errstate(over="ignore"):
             return out.astype(np.float32)
