@@ -17,6 +17,7 @@ import errno
 import os
 import select
 import socket
+import struct
 from collections.abc import Callable
 
 import numpy as np
@@ -47,9 +48,6 @@ class _Mmsghdr(ctypes.Structure):
 _IOVEC_DTYPE = np.dtype({"names": ["base", "len"], "formats": [np.uintp, np.uintp],
                          "offsets": [_Iovec.iov_base.offset, _Iovec.iov_len.offset],
                          "itemsize": ctypes.sizeof(_Iovec)})
-_MSG_LEN_DTYPE = np.dtype({"names": ["len"], "formats": [np.uint32],
-                           "offsets": [_Mmsghdr.msg_len.offset],
-                           "itemsize": ctypes.sizeof(_Mmsghdr)})
 
 
 class MmsgUnavailable(OSError):
@@ -105,7 +103,9 @@ class MmsgSocket:
             hdr.msg_iovlen = 1
         self._words = np.ndarray((self.rows, stride // 4), dtype=VALUE_DTYPE,
                                  buffer=self._rbuf.data)
-        self._rlens = np.frombuffer(memoryview(self._rmsgs).cast("B"), dtype=_MSG_LEN_DTYPE)["len"]
+        self._rmsgs_bytes = memoryview(self._rmsgs).cast("B")
+        self._msg_len = struct.Struct(f"{_Mmsghdr.msg_len.offset}xI"
+                                      f"{ctypes.sizeof(_Mmsghdr) - _Mmsghdr.msg_len.offset - 4}x")
         # sending: the iovecs point into the array being sent, set per call
         self._siov = (_Iovec * self.rows)()
         self._smsgs = (_Mmsghdr * self.rows)()
@@ -130,8 +130,9 @@ class MmsgSocket:
                                     errno.EINTR):
                 return Datagrams(self._rbuf.data, self.stride, [], self._words)
             raise OSError(code, os.strerror(code))
-        return Datagrams(self._rbuf.data, self.stride, self._rlens[:got].tolist(),
-                         self._words)
+        lengths = [n for (n,) in self._msg_len.iter_unpack(
+            self._rmsgs_bytes[:got * self._mmsg_size])]
+        return Datagrams(self._rbuf.data, self.stride, lengths, self._words)
 
     def send(self, packets: Packets) -> None:
         """Send every row of ``packets``; waits while the socket's buffer is full. A
