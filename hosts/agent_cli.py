@@ -92,10 +92,10 @@ def add_agent_parser(verbs: Any) -> None:
                           f"{MAX_TIMEOUT_MS:g}, or --timeout if higher)")
     ina.add_argument("--fixed-timeout", action="store_true",
                      help="do not adapt: every packet is first given --timeout")
-    ina.add_argument("--max-gather", type=float, default=6.0, metavar="MS",
+    ina.add_argument("--max-gather", type=float, default=20.0, metavar="MS",
                      help="let RESULTs gather up to this long (and a quarter of the "
                           "smoothed RTT) before handling them, while the window is busy; "
-                          "0: handle each as it comes (default 6)")
+                          "0: handle each as it comes (default 20)")
     ina.add_argument("--k", type=int, default=DEFAULT_K, choices=ALLOWED_K,
                      help=f"values per packet, the program's INA_K (default {DEFAULT_K})")
     ina.add_argument("--scaling", choices=[s.value for s in Scaling], default="tight",
