@@ -27,8 +27,6 @@ _VALUES_AT = HEADER_SIZE // 4
 Packets = npt.NDArray[np.uint8]
 """Outgoing payloads of one size: one per row of a C-contiguous (count, size) array."""
 
-NO_PACKETS: Packets = np.zeros((0, HEADER_SIZE), dtype=np.uint8)
-
 
 def packet_list(packets: Packets) -> list[bytes]:
     """The rows of ``packets`` as ``bytes``, one per payload."""
