@@ -5,6 +5,8 @@
   Ethernet/IPv4/UDP framing.
 - ``hosts.quantize``: float32 blocks <-> int32 with a switch-negotiated exponent.
 - ``hosts.protocol``: the worker side of the slot protocol, as a state machine.
+- ``hosts.batch``: batches of payloads in one buffer, what a worker receives and
+  sends per wake-up; ``hosts.mmsg`` receives and sends them with one system call.
 - ``hosts.transport``: UDP socket and in-memory transports.
 - ``hosts.worker``: ``Worker`` / ``allreduce`` over a transport.
 - ``hosts.baselines``: host-based all-reduce over TCP (ring, parameter server,

@@ -92,10 +92,10 @@ def add_agent_parser(verbs: Any) -> None:
                           f"{MAX_TIMEOUT_MS:g}, or --timeout if higher)")
     ina.add_argument("--fixed-timeout", action="store_true",
                      help="do not adapt: every packet is first given --timeout")
-    ina.add_argument("--max-gather", type=float, default=6.0, metavar="MS",
+    ina.add_argument("--max-gather", type=float, default=20.0, metavar="MS",
                      help="let RESULTs gather up to this long (and a quarter of the "
                           "smoothed RTT) before handling them, while the window is busy; "
-                          "0: handle each as it comes (default 6)")
+                          "0: handle each as it comes (default 20)")
     ina.add_argument("--k", type=int, default=DEFAULT_K, choices=ALLOWED_K,
                      help=f"values per packet, the program's INA_K (default {DEFAULT_K})")
     ina.add_argument("--scaling", choices=[s.value for s in Scaling], default="tight",
@@ -226,14 +226,17 @@ class CountingTransport:
         self.bytes_sent = 0
         self.bytes_received = 0
 
-    def send(self, payloads: Any) -> None:
-        self.bytes_sent += sum(map(len, payloads))
-        self.inner.send(payloads)
+    def send(self, packets: Any) -> None:
+        self.bytes_sent += packets.nbytes
+        self.inner.send(packets)
 
-    def recv(self, timeout: float) -> list[bytes]:
-        out: list[bytes] = self.inner.recv(timeout)
-        self.bytes_received += sum(map(len, out))
-        return out
+    def wait(self, timeout: float) -> bool:
+        return bool(self.inner.wait(timeout))
+
+    def recv(self) -> Any:
+        batch = self.inner.recv()
+        self.bytes_received += sum(batch.lengths)
+        return batch
 
     def close(self) -> None:
         self.inner.close()

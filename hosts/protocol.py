@@ -1,10 +1,19 @@
 """The worker side of the slot protocol, without I/O (a state machine).
 
 One ``AllReduceRun`` all-reduces one float32 tensor. It is driven by three calls,
-each returning the UDP payloads to send, in order: ``start()``, ``on_packets(payloads,
-now)`` (``on_packet`` for one) and ``on_timer(now)``; ``next_deadline()`` says when
-``on_timer`` is due. ``hosts.worker`` drives it over a transport; tests drive many of
-them in one event loop.
+each returning the UDP payloads to send, in order, as the rows of one array
+(``hosts.batch.Packets``): ``start_batch(now)``, ``on_batch(datagrams, now)`` with
+every datagram that has arrived (``hosts.batch.Datagrams``), and
+``on_timer_batch(now)``; ``next_deadline()`` says when ``on_timer_batch`` is due.
+``start``, ``on_packets`` (``on_packet`` for one) and ``on_timer`` are the same
+with ``bytes`` in and out. ``hosts.worker`` drives it over a transport; tests drive
+many of them in one event loop.
+
+A batch is handled in one pass: its headers are walked in arrival order in Python
+(the state per slot is a few integers), and what is per value -- copying the sums
+out, quantizing the next chunks, writing the answers -- is a few numpy calls for the
+whole batch. With eight workers and a switch on two cores, each numpy call costs a
+few microseconds whatever its size, so the batch, not the chunk, pays for them.
 
 Schedule. The tensor is cut into C data chunks of K values. The run sends the *wire
 chunks* ``w`` in [base, base + C + S), S the window: wire chunk w uses slot ``w mod S``
@@ -65,11 +74,13 @@ another worker's recovery, not the network, and would inflate the RTO.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from hosts.batch import Datagrams, Packets, packet_list
 from hosts.quantize import EXP_EMPTY, EXP_NONFINITE, MAX_WORKERS, Quantizer, Scaling
 from hosts.rto import RtoEstimator
 from hosts.wire import (
@@ -86,6 +97,7 @@ from hosts.wire import (
 )
 
 _U32 = 1 << 32
+_M32 = _U32 - 1
 PATIENCE = 2.0
 """Smoothed RTTs added to the RTO for a chunk's first transmission (see above)."""
 
@@ -125,7 +137,13 @@ class WorkerSettings:
     seen yet: a garbage collection or a descheduled process while five Python
     processes share two cores. Too low a floor costs spurious retransmissions (more
     load on a switch that is already the bottleneck); too high a floor only slows the
-    recovery of the losses that the NACKs and names miss."""
+    recovery of the losses that the NACKs and names miss.
+
+    ``max_gather`` (20 ms) bounds how long RESULTs may gather before a worker handles
+    them (``AllReduceRun.gather_time``: also at most a quarter of the smoothed RTT).
+    Where packets are few and round trips long (K = 256 at 10 Mbit/s: a packet every
+    0.9 ms, a window of 56 ms) a 6 ms bound left a wake-up every 7 packets, and the
+    wake-ups, not the packets, made most of an agent's CPU."""
 
     k: int = DEFAULT_K
     window: int = 64
@@ -136,7 +154,7 @@ class WorkerSettings:
     max_retries: int = 30
     adaptive: bool = True
     min_timeout: float = 0.01
-    max_gather: float = 0.006
+    max_gather: float = 0.02
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first bad setting."""
@@ -253,32 +271,32 @@ class AllReduceRun:
         if self.chunks + s > _U32:
             raise ValueError(f"all-reduce: {flat.size} values need {self.chunks} chunks, "
                              f"more than the 32-bit chunk index allows")
-        blocks = np.zeros((self.chunks, k), dtype=np.float32)
-        blocks.reshape(-1)[:flat.size] = flat
+        if flat.size == self.chunks * k:
+            blocks = flat.reshape(self.chunks, k)
+        else:  # the last chunk padded with zeros
+            blocks = np.zeros((self.chunks, k), dtype=np.float32)
+            blocks.reshape(-1)[:flat.size] = flat
         self.quantizer = Quantizer(self.num_workers, self.settings.scaling)
         self.proposals = self.quantizer.propose(blocks).tolist()
         self.prepared = self.quantizer.prepare(blocks)
-        self.agreed = np.full(self.chunks, EXP_EMPTY, dtype=np.int8)
-        self.sums = np.zeros((self.chunks, k), dtype=np.int32)
+        self.exponents = [EXP_EMPTY] * self.chunks  # agreed, per data chunk
+        self.sums = np.zeros((self.chunks, k), dtype=VALUE_DTYPE)  # as they came
         self.end = self.base + (self.chunks + s if self.chunks else 0)
         self.stats = WorkerStats(chunks=self.chunks, wire_chunks=self.end - self.base)
         self.estimator = self.rto if self.rto is not None else self.settings.estimator()
         self._note_rto()
         self.remaining = 0
-        self._zeros = bytes(4 * k)
         self._payload_size = HEADER_SIZE + 4 * k
-        # Per slot: the wire chunk it waits for (-1: idle), the header fields and the
-        # values of its packet, and its timer.
+        self.no_packets: Packets = np.zeros((0, self._payload_size), dtype=np.uint8)
+        # Per slot: the wire chunk it waits for (-1: idle), and its timer.
         self.awaited = [-1] * s
         self.active = 0  # slots awaiting a chunk
-        self.heads: list[tuple[int, int, int]] = [(0, 0, 0)] * s  # version, exponent, chunk
-        self.bodies = [self._zeros] * s
-        self.deadlines = np.full(s, np.inf)
+        self.deadlines = [math.inf] * s
         self.waits = [0.0] * s  # what the timer was last armed for
         self.retries = [0] * s  # timer expiries of the awaited chunk
         self.sent_at = [0.0] * s  # when the awaited chunk was first sent
         self.fetched = [False] * s  # named by a RESULT already
-        self.fetch_at = [np.inf] * s  # when to fetch it
+        self.fetch_at = [math.inf] * s  # when to fetch it
         # Transmission order: every packet sent gets the next sequence number. Per slot:
         # the awaited chunk's first and latest transmissions and the transmission the
         # latest one named; the worker's previous transmission; the largest first
@@ -294,13 +312,18 @@ class AllReduceRun:
     # ------------------------------------------------------------------ state
 
     @property
+    def agreed(self) -> npt.NDArray[np.int8]:
+        """The agreed exponent field of every data chunk (``EXP_EMPTY`` until known)."""
+        return np.array(self.exponents, dtype=np.int8)
+
+    @property
     def done(self) -> bool:
         return self.remaining == 0
 
     def next_deadline(self) -> float | None:
         if self.remaining == 0:
             return None
-        return float(self.deadlines.min())
+        return min(self.deadlines)
 
     def gather_time(self) -> float:
         """How long to let datagrams gather after one arrived, before handling them.
@@ -319,61 +342,85 @@ class AllReduceRun:
 
     # --------------------------------------------------------------- sending
 
-    def _transmit(self, slot: int) -> bytes:
-        """The awaited chunk of ``slot`` as a packet naming the previous transmission."""
-        self.seq += 1
-        version, exponent, chunk = self.heads[slot]
-        flags = named = 0
-        prev = self.prev
-        if prev is not None and prev[0] <= MAX_NAMED_SLOT:
-            named = prev[0]
-            flags = FLAG_NAMED | (FLAG_NAMED_VERSION if prev[1] else 0)
-            self.named_seq[slot] = prev[2]
+    def _emit(self, slots: list[int]) -> Packets:
+        """The awaited chunks of ``slots``, in this order, as packets; each names the
+        transmission before it (the worker's previous one for the first). The values
+        are quantized here, all in one call: a resend quantizes its chunk again, to
+        the same integers."""
+        if not slots:
+            return self.no_packets
+        size, s, base, chunks = self._payload_size, self.settings.window, self.base, \
+            self.chunks
+        job_id, proposals, awaited = self.job_id, self.proposals, self.awaited
+        named_seq, last_seq, first_seq = self.named_seq, self.last_seq, self.first_seq
+        transmissions = self.transmissions
+        out = np.empty((len(slots), size), dtype=np.uint8)
+        buffer = out.data
+        pack = HEADER.pack_into
+        prev, seq = self.prev, self.seq
+        data: list[int] = []  # the data chunk of each packet (negative: zeros)
+        offset = 0
+        for slot in slots:
+            seq += 1
+            w = awaited[slot]
+            version = (w // s) & 1
+            j = w - base
+            data.append(j - s)
+            if prev is not None and prev[0] <= MAX_NAMED_SLOT:
+                named = prev[0]
+                flags = FLAG_NAMED | FLAG_NAMED_VERSION if prev[1] else FLAG_NAMED
+                named_seq[slot] = prev[2]
+            else:
+                named = flags = 0
+                named_seq[slot] = -1
+            prev = (slot, version, seq)
+            last_seq[slot] = seq
+            if not transmissions[slot]:
+                first_seq[slot] = seq
+            transmissions[slot] += 1
+            pack(buffer, offset, job_id, slot, version, flags,
+                 proposals[j] if j < chunks else EXP_EMPTY, named, w & _M32)
+            offset += size
+        self.prev, self.seq = prev, seq
+        self.stats.sent += len(slots)
+        values = np.ndarray((len(slots), self.settings.k), dtype=VALUE_DTYPE, buffer=out,
+                            offset=HEADER_SIZE, strides=(size, 4))
+        if min(data) >= 0:
+            values[...] = self._quantized(data)
+        else:  # the exponent round: zeros
+            values[...] = 0
+            rows = [i for i, d in enumerate(data) if d >= 0]
+            if rows:
+                values[rows] = self._quantized([data[i] for i in rows])
+        return out
+
+    def _quantized(self, data: list[int]) -> npt.NDArray[np.int64]:
+        """Data chunks ``data`` quantized with their agreed exponents, in one call (on
+        a slice of the prepared tensor when they are consecutive, as usual)."""
+        exponents = self.exponents
+        rows: slice | npt.NDArray[np.intp]
+        if data == list(range(data[0], data[0] + len(data))):
+            rows = slice(data[0], data[0] + len(data))
         else:
-            self.named_seq[slot] = -1
-        self.prev = (slot, version, self.seq)
-        self.last_seq[slot] = self.seq
-        if not self.transmissions[slot]:
-            self.first_seq[slot] = self.seq
-        self.transmissions[slot] += 1
-        self.stats.sent += 1
-        return (HEADER.pack(self.job_id, slot, version, flags, exponent, named, chunk)
-                + self.bodies[slot])
+            rows = np.array(data, dtype=np.intp)
+        return self.quantizer.quantize_rows(self.prepared, rows,
+                                            [exponents[d] for d in data])
 
     def _load(self, w: int, now: float) -> int:
-        """Make wire chunk ``w`` its slot's awaited chunk (values: ``_fill``)."""
-        s = self.settings.window
-        slot = w % s
-        j = w - self.base
-        exponent = self.proposals[j] if j < self.chunks else EXP_EMPTY
+        """Make wire chunk ``w`` its slot's awaited chunk."""
+        slot = w % self.settings.window
         if self.awaited[slot] < 0:
             self.active += 1
         self.awaited[slot] = w
-        self.heads[slot] = ((w // s) & 1, exponent, w % _U32)
         self.retries[slot] = 0
         self.transmissions[slot] = 0
         self.fetched[slot] = False
-        self.fetch_at[slot] = np.inf
+        self.fetch_at[slot] = math.inf
         self.sent_at[slot] = now
         wait = self._first_wait()
         self.waits[slot] = wait
         self.deadlines[slot] = now + wait
         return slot
-
-    def _fill(self, slots: list[int]) -> None:
-        """The values of the chunks just loaded into ``slots``, quantized in one batch."""
-        s = self.settings.window
-        rows = [self.awaited[slot] - self.base - s for slot in slots]
-        data = [(slot, d) for slot, d in zip(slots, rows, strict=True) if d >= 0]
-        for slot, d in zip(slots, rows, strict=True):
-            if d < 0:
-                self.bodies[slot] = self._zeros
-        if data:
-            index = np.fromiter((d for _, d in data), dtype=np.intp, count=len(data))
-            q = self.quantizer.quantize_rows(self.prepared, index, self.agreed[index])
-            wire = q.astype(VALUE_DTYPE)
-            for i, (slot, _) in enumerate(data):
-                self.bodies[slot] = wire[i].tobytes()
 
     def _first_wait(self) -> float:
         est = self.estimator
@@ -381,13 +428,12 @@ class AllReduceRun:
             return est.rto
         return min(est.rto + PATIENCE * est.srtt, self.settings.max_timeout)
 
-    def _resend(self, slot: int, now: float) -> bytes:
+    def _resend(self, slot: int, now: float) -> None:
         """A resend on a NACK or a name: the answer is due within one RTO."""
         wait = self.estimator.rto
         self.waits[slot] = wait
         self.deadlines[slot] = now + wait
         self.stats.retransmitted += 1
-        return self._transmit(slot)
 
     # RTT samples. Only a chunk sent once gives one (Karn's rule: the RESULT of a
     # resent chunk may answer either copy), and if a chunk sent after it was answered
@@ -399,29 +445,29 @@ class AllReduceRun:
     # ahead of it. Taken, the ramp would set the RTO far below the steady state's RTT on
     # a slow link, and the second window would be resent.
 
-    def _sample(self, rtt: float) -> None:
-        first = self.estimator.srtt is None
-        self.estimator.sample(rtt)
-        self.stats.rtt_samples += 1
-        self._note_rto()
-        if first:  # the timers armed before any sample had only the configured timeout
-            wait = self._first_wait()
-            for slot, w in enumerate(self.awaited):
-                if w >= 0 and self.transmissions[slot] == 1 and self.retries[slot] == 0:
-                    self.waits[slot] = wait
-                    self.deadlines[slot] = min(self.deadlines[slot], self.sent_at[slot] + wait)
+    def _rearm_unsampled(self) -> None:
+        """After the first RTT sample: the timers armed before it had only the
+        configured timeout."""
+        wait = self._first_wait()
+        for slot, w in enumerate(self.awaited):
+            if w >= 0 and self.transmissions[slot] == 1 and self.retries[slot] == 0:
+                self.waits[slot] = wait
+                self.deadlines[slot] = min(self.deadlines[slot], self.sent_at[slot] + wait)
 
     def _note_rto(self) -> None:
         self.stats.srtt = self.estimator.srtt
         self.stats.rto = self.estimator.rto
 
     def start(self, now: float) -> list[bytes]:
+        """The first window: one packet per slot (``start_batch`` as ``bytes``)."""
+        return packet_list(self.start_batch(now))
+
+    def start_batch(self, now: float) -> Packets:
         """The first window: one packet per slot."""
         self.remaining = self.end - self.base  # every wire chunk needs its RESULT
         slots = [self._load(w, now)
                  for w in range(self.base, min(self.end, self.base + self.settings.window))]
-        self._fill(slots)
-        return [self._transmit(slot) for slot in slots]
+        return self._emit(slots)
 
     # ------------------------------------------------------------- receiving
 
@@ -429,68 +475,126 @@ class AllReduceRun:
         """Handle one datagram from the switch; returns what to send next."""
         return self.on_packets([payload], now)
 
-    def on_packets(self, payloads: list[bytes], now: float) -> list[bytes]:
+    def on_packets(self, payloads: Sequence[bytes], now: float) -> list[bytes]:
+        """``on_batch`` for payloads as ``bytes``, and its answers as ``bytes``."""
+        return packet_list(self.on_batch(Datagrams.of(payloads), now))
+
+    def on_batch(self, batch: Datagrams, now: float) -> Packets:
         """Handle a batch of datagrams from the switch; returns what to send next:
         the resends the batch asks for, then the next chunk of every slot it
-        completed (quantized together)."""
-        s = self.settings.window
+        completed (quantized together).
+
+        The headers are read with one ``struct`` call and walked in arrival order
+        (each RESULT moves its slot on, so a duplicate later in the batch is one); the
+        sums and exponents are copied out, the next chunks quantized and the answers
+        written with a few numpy calls for the whole batch. The timers of the chunks
+        a batch sends are armed when they are sent, after the batch's RTT samples."""
+        s, base, end, chunks = self.settings.window, self.base, self.end, self.chunks
         job_id, size = self.job_id, self._payload_size
-        unpack = HEADER.unpack_from
+        awaited, transmissions = self.awaited, self.transmissions
+        first_seq, sent_at, named_seq = self.first_seq, self.sent_at, self.named_seq
+        retries, fetched, fetch_at = self.retries, self.fetched, self.fetch_at
+        est = self.estimator
+        unsampled = est.srtt is None
+        answered = self.answered_seq
+        lengths = batch.lengths
         recover: list[tuple[int, int, int]] = []  # slot, version, lost seq (-1: fetch)
+        rtts: list[float] = []  # RTT samples not yet taken, oldest first
         loaded: list[int] = []
-        rows: list[int] = []
-        bodies: list[bytes] = []
-        for payload in payloads:
-            n = len(payload)
+        finished: list[int] = []
+        rows: list[int] = []  # the batch rows of the sums taken, and their data chunks
+        data: list[int] = []
+        exponents = self.exponents
+        ignored = sampled = results = 0
+        for i, (job, slot, version, flags, exponent, named, chunk) in enumerate(
+                batch.headers()):
+            n = lengths[i]
             if n != size and n != HEADER_SIZE:
-                self.stats.ignored += 1
+                ignored += 1
                 continue
-            job, slot, version, flags, exponent, named, chunk = unpack(payload)
             kind = flags & (FLAG_RESULT | FLAG_NACK)  # a NACK alone is a header alone
             if job != job_id or slot >= s or not kind or (
                     (n == HEADER_SIZE) != (kind == FLAG_NACK)):
-                self.stats.ignored += 1
+                ignored += 1
                 continue
-            w = self.awaited[slot]
-            awaited = w >= 0 and chunk == w % _U32 and version == (w // s) & 1
-            if awaited and flags & FLAG_NAMED and named < s:  # else stale or a duplicate
-                named_version = int(bool(flags & FLAG_NAMED_VERSION))
-                lost = self.named_seq[slot] if flags & FLAG_NACK else -1
-                recover.append((named, named_version, lost))
+            w = awaited[slot]
+            if w < 0 or chunk != w & _M32 or version != (w // s) & 1:
+                if flags & FLAG_RESULT:  # else a stale NACK or a duplicate
+                    self._count_stray(slot, version, chunk)
+                continue
+            if flags & FLAG_NAMED and named < s:
+                # only a cell awaited now can be awaited (and sent) after the batch
+                named_version = 1 if flags & FLAG_NAMED_VERSION else 0
+                wn = awaited[named]
+                if wn >= 0 and (wn // s) & 1 == named_version:
+                    recover.append((named, named_version,
+                                    named_seq[slot] if flags & FLAG_NACK else -1))
             if not flags & FLAG_RESULT:
                 continue
-            if not awaited:
-                self._count_stray(slot, version, chunk)
-                continue
-            self.stats.results += 1
-            j = w - self.base
-            first = self.first_seq[slot]
-            if self.transmissions[slot] == 1 and j >= s:  # see "RTT samples"
-                rtt = now - self.sent_at[slot]
-                if first > self.answered_seq or rtt < self.estimator.rto:
-                    self._sample(rtt)
-            if first > self.answered_seq:
-                self.answered_seq = first
-            if j < self.chunks:
-                self.agreed[j] = exponent
+            results += 1
+            j = w - base
+            first = first_seq[slot]
+            if transmissions[slot] == 1 and j >= s:  # see "RTT samples"
+                rtt = now - sent_at[slot]
+                if first > answered:
+                    rtts.append(rtt)
+                else:  # overtaken: compared with the RTO of the samples before it
+                    est.sample_many(rtts)
+                    sampled += len(rtts)
+                    rtts = [rtt] if rtt < est.rto else []
+            if first > answered:
+                answered = first
+            if j < chunks:
+                exponents[j] = exponent
             if j >= s:
-                rows.append(j - s)
-                bodies.append(payload[HEADER_SIZE:])
-            self.remaining -= 1
-            if w + s < self.end:
-                loaded.append(self._load(w + s, now))
+                rows.append(i)
+                data.append(j - s)
+            if w + s < end:  # the slot's next chunk (its timer: below)
+                awaited[slot] = w + s
+                retries[slot] = transmissions[slot] = 0
+                fetched[slot] = False
+                fetch_at[slot] = math.inf
+                sent_at[slot] = now
+                loaded.append(slot)
             else:
-                self.awaited[slot] = -1
-                self.active -= 1
-                self.deadlines[slot] = np.inf
+                awaited[slot] = -1
+                finished.append(slot)
+        self.answered_seq = answered
+        self.stats.ignored += ignored
+        self.remaining -= results
+        self.stats.results += results
         if rows:
-            self.sums[rows] = np.frombuffer(b"".join(bodies), dtype=VALUE_DTYPE).reshape(
-                len(rows), -1)
+            self._take(batch, rows, data)
+        est.sample_many(rtts)
+        self.stats.rtt_samples += sampled + len(rtts)
+        if unsampled and est.srtt is not None:
+            self._rearm_unsampled()
+        self._note_rto()
+        deadlines = self.deadlines
+        if finished:
+            self.active -= len(finished)
+            for slot in finished:
+                deadlines[slot] = math.inf
         if loaded:
-            self._fill(loaded)
-        out = [self._resend(slot, now) for slot in self._to_recover(recover, now)]
-        out += [self._transmit(slot) for slot in loaded]
-        return out
+            wait = self._first_wait()
+            waits = self.waits
+            for slot in loaded:
+                waits[slot] = wait
+                deadlines[slot] = now + wait
+        resends = self._to_recover(recover, now)
+        for slot in resends:
+            self._resend(slot, now)
+        return self._emit(resends + loaded)
+
+    def _take(self, batch: Datagrams, rows: list[int], data: list[int]) -> None:
+        """The sums in ``rows`` of ``batch``, of data chunks ``data``: one copy (of
+        consecutive rows to consecutive chunks, as usual, or gathered)."""
+        n = len(rows)
+        if rows[-1] - rows[0] == n - 1 and data == list(range(data[0], data[0] + n)):
+            self.sums[data[0]:data[0] + n] = batch.values(self.settings.k,
+                                                          slice(rows[0], rows[0] + n))
+        else:
+            self.sums[data] = batch.values(self.settings.k, rows)
 
     def _to_recover(self, recover: list[tuple[int, int, int]], now: float) -> list[int]:
         """The slots to resend now, from the names in a batch: a NACK'd chunk if nothing
@@ -502,9 +606,10 @@ class AllReduceRun:
         srtt = self.estimator.srtt
         reorder = 0.0 if srtt is None else srtt / 4
         out: list[int] = []
+        awaited, transmissions = self.awaited, self.transmissions
         for slot, version, lost in recover:
-            w = self.awaited[slot]
-            if (w < 0 or (w // s) & 1 != version or not self.transmissions[slot]
+            w = awaited[slot]
+            if (w < 0 or (w // s) & 1 != version or not transmissions[slot]
                     or slot in out):
                 continue  # answered meanwhile, or a chunk loaded by this very batch
             if lost >= 0:
@@ -535,16 +640,24 @@ class AllReduceRun:
             self.stats.ignored += 1
 
     def on_timer(self, now: float) -> list[bytes]:
+        """``on_timer_batch`` as ``bytes``."""
+        return packet_list(self.on_timer_batch(now))
+
+    def on_timer_batch(self, now: float) -> Packets:
         """Resend every packet whose timer expired (see "Loss" above)."""
-        due = np.flatnonzero(self.deadlines <= now)
-        out = []
+        deadlines = self.deadlines
+        if not self.remaining or min(deadlines) > now:
+            return self.no_packets
+        due = [slot for slot, t in enumerate(deadlines) if t <= now]
+        out: list[int] = []
         settings = self.settings
         backed_off = False
-        for slot in sorted(due.tolist(), key=self.first_seq.__getitem__):
+        for slot in sorted(due, key=self.first_seq.__getitem__):
             if self.fetch_at[slot] <= now:  # not a timeout: a fetch put off (see above)
-                self.fetch_at[slot] = np.inf
+                self.fetch_at[slot] = math.inf
                 self.stats.fetches += 1
-                out.append(self._resend(slot, now))
+                self._resend(slot, now)
+                out.append(slot)
                 continue
             too_short = self._rto_too_short(slot)
             if too_short and backed_off:
@@ -571,8 +684,8 @@ class AllReduceRun:
             self.waits[slot] = wait
             self.deadlines[slot] = now + wait
             self.stats.retransmitted += 1
-            out.append(self._transmit(slot))
-        return out
+            out.append(slot)
+        return self._emit(out)
 
     def _hold_back(self, slot: int, until: float) -> None:
         """After a timeout that says the RTO is too short, the other chunks that
@@ -606,9 +719,9 @@ class AllReduceRun:
         """The all-reduced tensor (same shape); raises if the run failed."""
         if not self.done:
             raise AllReduceError(f"job {self.job_id}: the all-reduce has not finished")
-        flat = self.quantizer.dequantize(self.sums, self.agreed).reshape(-1)
+        flat = self.quantizer.dequantize(self.sums, self.exponents).reshape(-1)
         out: npt.NDArray[np.float32] = flat[:self.array.size].reshape(self.array.shape)
-        bad = np.flatnonzero(self.agreed == EXP_NONFINITE)
+        bad = np.flatnonzero(np.array(self.exponents) == EXP_NONFINITE)
         if bad.size:
             k = self.settings.k
             local = np.flatnonzero(~np.isfinite(self.array.reshape(-1)))

@@ -30,6 +30,8 @@ stats) but the RTO stays at ``timeout``, the behaviour before this module existe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 ALPHA = 1 / 8
 BETA = 1 / 4
 K_VAR = 4
@@ -55,16 +57,25 @@ class RtoEstimator:
 
     def sample(self, rtt: float) -> None:
         """A fresh RTT measurement (of a chunk that was not retransmitted)."""
-        if self.srtt is None:
-            self.srtt = rtt
-            self.rttvar = rtt / 2
-        else:
-            self.rttvar += BETA * (abs(self.srtt - rtt) - self.rttvar)
-            self.srtt += ALPHA * (rtt - self.srtt)
-        self.samples += 1
+        self.sample_many((rtt,))
+
+    def sample_many(self, rtts: Sequence[float]) -> None:
+        """Fresh RTT measurements, oldest first: the same as ``sample`` for each."""
+        if not rtts:
+            return
+        srtt, rttvar = self.srtt, self.rttvar
+        for rtt in rtts:
+            if srtt is None:
+                srtt = rtt
+                rttvar = rtt / 2
+            else:
+                rttvar += BETA * (abs(srtt - rtt) - rttvar)
+                srtt += ALPHA * (rtt - srtt)
+        assert srtt is not None
+        self.srtt, self.rttvar = srtt, rttvar
+        self.samples += len(rtts)
         if self.adaptive:
-            self.rto = min(self.srtt + max(self.min_timeout, K_VAR * self.rttvar),
-                           self.max_timeout)
+            self.rto = min(srtt + max(self.min_timeout, K_VAR * rttvar), self.max_timeout)
 
     def back_off(self, timeout: float) -> None:
         """A slot timed out because the RTO is too short and waits ``timeout`` (its

@@ -1,19 +1,23 @@
 """How a worker's datagrams reach the switch: a UDP socket, or memory (tests).
 
-A transport moves UDP *payloads* (aggregation header + values). ``recv`` waits up to
-``timeout`` seconds for the first datagram and then returns every one already queued,
-so the worker handles them as a batch and answers with one batched ``send``.
+A transport moves UDP *payloads* (aggregation header + values) in batches:
+``wait(timeout)`` waits up to ``timeout`` seconds for a datagram to arrive, ``recv()``
+then returns every one already queued as one ``hosts.batch.Datagrams`` (valid until
+the next ``recv``), and ``send`` sends the rows of a ``hosts.batch.Packets`` array. So
+the worker handles what has queued up as one batch and answers with one ``send``.
 """
 
 from __future__ import annotations
 
-import errno
-import queue
 import select
 import socket
-from collections.abc import Callable, Sequence
+import threading
+from collections import deque
+from collections.abc import Callable
 from typing import Protocol
 
+from hosts.batch import Datagrams, Packets
+from hosts.mmsg import MmsgSocket, MmsgUnavailable
 from hosts.wire import INA_UDP_PORT
 
 MAX_BATCH = 1024
@@ -21,9 +25,11 @@ _DATAGRAM_MAX = 2048
 
 
 class Transport(Protocol):
-    def send(self, payloads: Sequence[bytes]) -> None: ...
+    def send(self, packets: Packets) -> None: ...
 
-    def recv(self, timeout: float) -> list[bytes]: ...
+    def wait(self, timeout: float) -> bool: ...
+
+    def recv(self) -> Datagrams: ...
 
     def close(self) -> None: ...
 
@@ -34,7 +40,8 @@ class TransportError(OSError):
 
 class UdpTransport:
     """A non-blocking UDP socket bound to the aggregation port (by default on every
-    address), sending to the job's aggregator address on the same port."""
+    address), sending to the job's aggregator address on the same port; batches go
+    through ``recvmmsg``/``sendmmsg`` (``hosts.mmsg``)."""
 
     def __init__(self, aggregator: str, *, port: int = INA_UDP_PORT,
                  bind: tuple[str, int] = ("0.0.0.0", INA_UDP_PORT),
@@ -56,42 +63,36 @@ class UdpTransport:
                                  f"{e.strerror or e}") from None
         sock.setblocking(False)
         self.sock = sock
+        try:
+            self._io = MmsgSocket(sock, self.destination, rows=MAX_BATCH,
+                                  stride=_DATAGRAM_MAX)
+        except MmsgUnavailable as e:
+            sock.close()
+            raise TransportError(f"UDP transport: {e}") from None
 
     @property
     def address(self) -> tuple[str, int]:
         host, port = self.sock.getsockname()
         return host, port
 
-    def send(self, payloads: Sequence[bytes]) -> None:
-        sendto, dest = self.sock.sendto, self.destination
-        for p in payloads:
-            while True:
-                try:
-                    sendto(p, dest)
-                    break
-                except BlockingIOError:
-                    select.select([], [self.sock], [], 0.05)
-                except ConnectionRefusedError:
-                    break  # an ICMP error from an earlier datagram: UDP is best effort
-                except OSError as e:
-                    if e.errno in (errno.ENOBUFS, errno.EAGAIN):
-                        select.select([], [self.sock], [], 0.05)
-                        continue
-                    raise TransportError(f"UDP transport: send to {dest[0]}:{dest[1]}: "
-                                         f"{e.strerror or e}") from None
+    def send(self, packets: Packets) -> None:
+        try:
+            self._io.send(packets)
+        except OSError as e:
+            dest = self.destination
+            raise TransportError(f"UDP transport: send to {dest[0]}:{dest[1]}: "
+                                 f"{e.strerror or e}") from None
 
-    def recv(self, timeout: float) -> list[bytes]:
+    def wait(self, timeout: float) -> bool:
         ready, _, _ = select.select([self.sock], [], [], max(timeout, 0.0))
-        if not ready:
-            return []
-        out: list[bytes] = []
-        recv = self.sock.recv
-        while len(out) < MAX_BATCH:
-            try:
-                out.append(recv(_DATAGRAM_MAX))
-            except (BlockingIOError, ConnectionRefusedError):
-                break
-        return out
+        return bool(ready)
+
+    def recv(self) -> Datagrams:
+        try:
+            return self._io.recv()
+        except OSError as e:
+            raise TransportError(f"UDP transport: receive on {self.address[0]}:"
+                                 f"{self.address[1]}: {e.strerror or e}") from None
 
     def close(self) -> None:
         self.sock.close()
@@ -110,29 +111,29 @@ class InMemoryTransport:
 
     def __init__(self, deliver: Callable[[bytes], None]) -> None:
         self._deliver = deliver
-        self._inbox: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._inbox: deque[bytes] = deque()
+        self._arrived = threading.Condition()
         self.closed = False
 
     def put(self, payload: bytes) -> None:
-        self._inbox.put(payload)
+        with self._arrived:
+            self._inbox.append(payload)
+            self._arrived.notify()
 
-    def send(self, payloads: Sequence[bytes]) -> None:
+    def send(self, packets: Packets) -> None:
         if self.closed:
             raise TransportError("in-memory transport: send after close")
-        for p in payloads:
-            self._deliver(p)
+        for row in packets:
+            self._deliver(row.tobytes())
 
-    def recv(self, timeout: float) -> list[bytes]:
-        try:
-            out = [self._inbox.get(timeout=max(timeout, 0.0))]
-        except queue.Empty:
-            return []
-        while len(out) < MAX_BATCH:
-            try:
-                out.append(self._inbox.get_nowait())
-            except queue.Empty:
-                break
-        return out
+    def wait(self, timeout: float) -> bool:
+        with self._arrived:
+            return self._arrived.wait_for(lambda: bool(self._inbox), max(timeout, 0.0))
+
+    def recv(self) -> Datagrams:
+        with self._arrived:
+            out = [self._inbox.popleft() for _ in range(min(len(self._inbox), MAX_BATCH))]
+        return Datagrams.of(out)
 
     def close(self) -> None:
         self.closed = True

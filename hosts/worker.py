@@ -5,7 +5,8 @@ survive between the all-reduces of a job: where the wire chunk sequence continue
 (so each slot keeps alternating versions), the retransmission timeout estimate, and
 the lifetime counters. It hands the state machine every datagram the transport has
 queued as one batch (after letting more gather for a moment while the window is busy:
-``AllReduceRun.gather_time``), and sends what comes back in one batch.
+``AllReduceRun.gather_time``), and sends what comes back in one batch
+(``hosts.batch``).
 ``stats.cpu_seconds`` is the process's CPU time from the start of the all-reduce to its
 end (so it includes what other threads of the process spend meanwhile).
 """
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from hosts.batch import NO_DATAGRAMS, join
 from hosts.protocol import (
     AllReduceError,
     AllReduceRun,
@@ -81,19 +83,20 @@ class Worker:
 
     def _drive(self, run: AllReduceRun) -> None:
         clock, transport = self.clock, self.transport
-        transport.send(run.start(clock()))
+        transport.send(run.start_batch(clock()))
         while not run.done:
             deadline = run.next_deadline()
             wait = 0.0 if deadline is None else max(deadline - clock(), 0.0)
-            datagrams = transport.recv(wait)
-            gather = run.gather_time() if datagrams else 0.0
-            if gather > 0:
-                self.sleep(gather)
-                datagrams += transport.recv(0.0)
+            batch = NO_DATAGRAMS
+            if transport.wait(wait):
+                gather = run.gather_time()
+                if gather > 0:
+                    self.sleep(gather)
+                batch = transport.recv()
             now = clock()
-            out = run.on_packets(datagrams, now) if datagrams else []
-            out += run.on_timer(now)
-            if out:
+            out = run.on_batch(batch, now) if batch.lengths else run.no_packets
+            out = join(out, run.on_timer_batch(now))
+            if len(out):
                 transport.send(out)
 
 

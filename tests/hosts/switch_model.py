@@ -283,11 +283,14 @@ class Network:
 
 
 def run_workers(net: Network, runs: Sequence[AllReduceRun], *,
-                time_limit: float = 1e4) -> float:
+                time_limit: float = 1e4, gather: float = 0.0) -> float:
     """Run the state machines to completion in virtual time (continuing the
     network's clock); returns how long they took. Packets still in flight stay queued
-    and reach the next runs."""
+    and reach the next runs. With ``gather`` a worker handles what arrives within
+    that long of a first datagram as one batch, in arrival order (as
+    ``hosts.worker.Worker`` does); else each datagram on its own."""
     armed: list[float] = [float("inf")] * len(runs)
+    pending: list[list[bytes]] = [[] for _ in runs]
 
     def arm(i: int) -> None:
         d = runs[i].next_deadline()
@@ -300,9 +303,20 @@ def run_workers(net: Network, runs: Sequence[AllReduceRun], *,
         net.worker_send(t, i, runs[i].on_timer(t))
         arm(i)
 
-    def on_worker(t: float, i: int, data: bytes) -> None:
-        net.worker_send(t, i, runs[i].on_packets([data], t))
+    def handle(t: float, i: int) -> None:
+        batch, pending[i] = pending[i], []
+        out = runs[i].on_packets(batch, t)
+        if gather:  # as the worker's loop: then the timers due
+            out += runs[i].on_timer(t)
+        net.worker_send(t, i, out)
         arm(i)
+
+    def on_worker(t: float, i: int, data: bytes) -> None:
+        pending[i].append(data)
+        if not gather:
+            handle(t, i)
+        elif len(pending[i]) == 1:
+            net.at(t + gather, lambda t, i=i: handle(t, i))
 
     net.on_worker = on_worker
     start = net.now

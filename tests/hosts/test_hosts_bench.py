@@ -22,6 +22,15 @@ def test_bench_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.search(r"protocol .* CPU [\d.]+ us/chunk", out)
 
 
+def test_bench_over_udp_prints_the_figure_of_a_worker_process(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--udp``: a Worker over its UDP socket, the reflector in a process of its own;
+    the sum is checked by the bench itself (exit status 1 otherwise)."""
+    assert main(["--values", "5000", "--k", "256", "--udp"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"protocol over UDP .* CPU [\d.]+ us/chunk, \d+ resent", out)
+
+
 def test_bench_rejects_a_bad_size(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--values", "0"]) == 2
     assert "--values must be at least 1" in capsys.readouterr().err

@@ -25,6 +25,7 @@ from hosts.protocol import (
     WorkerStats,
 )
 from hosts.quantize import Scaling
+from hosts.wire import FLAG_NACK, FLAG_NAMED, FLAG_RESULT
 
 K = 64
 FAST = WorkerSettings(window=16, timeout=1e-3, min_timeout=1e-4, max_timeout=8e-3)
@@ -214,6 +215,35 @@ def test_results_of_other_jobs_and_garbage_are_ignored() -> None:
     assert len(run.on_packet(bytes(result), 0.0)) == 1  # the awaited one: next chunk
     assert run.on_packet(bytes(result), 0.0) == []
     assert run.stats.duplicate_results == 1
+
+
+def as_result(packet: bytes) -> bytes:
+    return packet[:5] + bytes([packet[5] | FLAG_RESULT]) + packet[6:]
+
+
+def test_a_batch_is_handled_as_its_datagrams_one_by_one() -> None:
+    """Two windows of RESULTs (the exponent round, then sums) handed over as one
+    batch each, with a duplicate, a NACK of a slot answered earlier in the batch, a
+    foreign job's packet and a truncated one among them: the same packets go out, and
+    the same sums, counters and RTT estimate result, as one datagram at a time."""
+    x = np.random.default_rng(5).standard_normal(20 * K).astype(np.float32)
+    settings = WorkerSettings(window=8)
+    one, batched = AllReduceRun(x, 1, 2, settings), AllReduceRun(x, 1, 2, settings)
+    sent = one.start(0.0)
+    assert batched.start(0.0) == sent
+    for now in (0.010, 0.020):
+        replies = [as_result(p) for p in sent]
+        foreign = replies[0][:1] + b"\x07" + replies[0][2:]
+        nack = sent[2][:5] + bytes([FLAG_NACK | FLAG_NAMED]) + sent[2][6:8] + sent[2][8:12]
+        replies[3:3] = [replies[1], nack, foreign, replies[4][:40]]
+        out: list[bytes] = []
+        for reply in replies:
+            out += one.on_packets([reply], now)
+        assert batched.on_packets(replies, now) == out
+        sent = out
+    assert np.array_equal(one.sums, batched.sums) and one.stats == batched.stats
+    assert one.stats.rtt_samples == 8 and one.stats.duplicate_results == 2
+    assert one.stats.ignored == 4 and one.estimator.srtt == batched.estimator.srtt
 
 
 def test_empty_tensor_needs_no_packets() -> None:

@@ -111,12 +111,12 @@ DEFAULT = WorkerSettings()
 
 
 def shaped_run(n: int, impair: Impairments, seed: int, *, nack: bool = True,
-               service: float = 0.0, length: int = 30_000
+               service: float = 0.0, length: int = 30_000, gather: float = 0.0
                ) -> tuple[list[AllReduceRun], Network, float]:
     xs = inputs(n, length, seed)
     runs = [AllReduceRun(x, 1, n, DEFAULT) for x in xs]
     net = star(1, n, K, impair, seed=seed, nack=nack, service=service, **SHAPED)
-    seconds = run_workers(net, runs)
+    seconds = run_workers(net, runs, gather=gather)
     check_sum(runs, xs)
     return runs, net, seconds
 
@@ -152,6 +152,24 @@ def test_loss_reordering_and_duplication_on_every_link(seed: int) -> None:
     runs, net, _ = shaped_run(8, impair, seed=seed)
     stats = total(runs)
     assert net.duplicated > 0 and stats.retransmitted < 2 * net.dropped
+
+
+@pytest.mark.parametrize("gather", [0.5e-3, 2e-3])
+def test_workers_that_take_batches_recover_as_those_that_take_packets(gather: float
+                                                                      ) -> None:
+    """Each worker handles what arrived within ``gather`` as one batch (4 to 16
+    packets of 124 us, with losses, overtaken and duplicated frames among them): the
+    same sums, a duplicate later in a batch is one, and losses are still repaired by
+    the NACKs and names, about once each."""
+    impair = Impairments(loss=0.05, reorder=0.02, duplicate=0.01)
+    runs, net, _ = shaped_run(8, impair, seed=2, gather=gather, length=20_000)
+    stats = total(runs)
+    assert stats.duplicate_results > 0 and stats.retransmitted < 2 * net.dropped
+    assert stats.timeouts < stats.nacks + stats.fetches
+    assert all(r.stats.rto is not None and r.stats.rto < 0.05 for r in runs)
+    clean, _, _ = shaped_run(8, Impairments(duplicate=0.02), seed=1, gather=gather,
+                             length=20_000)
+    assert total(clean).retransmitted == 0 and total(clean).duplicate_results > 0
 
 
 def test_reordering_costs_few_retransmissions() -> None:
