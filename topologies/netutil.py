@@ -1,10 +1,12 @@
 """Small helpers for starting switch processes: free TCP ports, readiness polling and
-the lock that keeps Mininet networks from running at the same time."""
+the lock that keeps Mininet networks from running at the same time (and clears what a
+network that was killed left behind)."""
 
 from __future__ import annotations
 
 import fcntl
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -70,6 +72,45 @@ def wait_listening(proc: subprocess.Popen[bytes], host: str, port: int, timeout:
 
 MININET_LOCK = Path("/tmp/ina-mininet/mininet.lock")
 
+# Mininet names a node's interfaces after the node: s1-eth1, leaf2-eth3.
+MININET_PORT_NAME = re.compile(r"[a-z][a-z0-9]*\d-eth\d+")
+
+
+def leftover_ports() -> list[str]:
+    """The veth interfaces in this namespace named as Mininet names a node's ports.
+
+    A switch's ports live in the root namespace; when the process that built a network
+    is killed, nothing deletes them, and the next network with that switch fails with
+    "RTNETLINK answers: File exists". While the Mininet lock is held no network of the
+    project runs, so any such interface is a leftover.
+    """
+    try:
+        shown = subprocess.run(["ip", "-o", "link", "show", "type", "veth"],
+                               capture_output=True, text=True, check=False).stdout
+    except OSError:  # no iproute2: no network could have been built either
+        return []
+    names = []
+    for line in shown.splitlines():
+        fields = line.split(":", 2)
+        if len(fields) == 3:
+            name = fields[1].strip().partition("@")[0]
+            if MININET_PORT_NAME.fullmatch(name):
+                names.append(name)
+    return names
+
+
+def remove_leftover_ports(told: Callable[[str], None]) -> list[str]:
+    """Delete :func:`leftover_ports` (a veth pair goes with either end) and say which."""
+    removed = []
+    for name in leftover_ports():
+        done = subprocess.run(["ip", "link", "del", name], capture_output=True, check=False)
+        if done.returncode == 0:
+            removed.append(name)
+    if removed:
+        told(f"removed {len(removed)} interface(s) left by a Mininet network that did not "
+             f"end: {', '.join(removed)}")
+    return removed
+
 
 def lock_holder(path: Path) -> str:
     """Who holds the Mininet lock, as its holder wrote it: ``process PID (COMMAND)``."""
@@ -88,7 +129,8 @@ def _to_stderr(line: str) -> None:
 
 @contextmanager
 def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK,
-                 waiting: Callable[[str], None] = _to_stderr) -> Iterator[TextIO]:
+                 waiting: Callable[[str], None] = _to_stderr,
+                 tidy: bool = True) -> Iterator[TextIO]:
     """Hold the machine-wide lock for Mininet networks while the block runs.
 
     Mininet names switch interfaces after the switch (``s1-eth1``) and deletes a
@@ -97,6 +139,10 @@ def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK,
     and ``waiting`` (by default a line on stderr) is told once whose network it waits for:
     the holder writes its PID and command line into the lock file. The block gets the
     open lock file: a process that inherits it holds the lock too, until it exits.
+    With ``tidy`` (and as root), the holder first removes the switch ports an earlier
+    network left behind when it was killed (:func:`remove_leftover_ports`): a Mininet
+    network started outside the project at the same time would lose its ports too, as it
+    would clash with the project's names anyway.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
@@ -119,6 +165,8 @@ def mininet_lock(timeout: float = 600.0, path: Path = MININET_LOCK,
         handle.truncate()
         handle.write(f"{os.getpid()} {' '.join(sys.argv)}\n")
         handle.flush()
+        if tidy and os.geteuid() == 0:
+            remove_leftover_ports(waiting)
         try:
             yield handle
         finally:

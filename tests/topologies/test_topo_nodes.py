@@ -148,3 +148,39 @@ def test_two_bmv2_switches_each_get_their_own_thrift_port(tmp_path: Path) -> Non
                         f"{sw.thrift_port})") in (tmp_path / f"{sw.name}.log").read_text()
         finally:
             net.stop()
+
+
+def test_the_lock_removes_ports_a_killed_network_left(tmp_path: Path) -> None:
+    """A network whose process was killed leaves its switch ports behind; the next one
+    would fail with 'File exists'. Taking the lock removes them (and nothing else)."""
+    need_root()
+    import subprocess
+
+    from mininet.net import Mininet
+
+    def ip(*args: str) -> None:
+        subprocess.run(["ip", *args], check=True, capture_output=True)
+
+    left, right = (f"{switch}-eth2" for switch in TWO_SWITCHES)  # their link's ports
+    told: list[str] = []
+    with mininet_lock(waiting=told.append):  # no network of the project runs meanwhile
+        ip("link", "add", left, "type", "veth", "peer", "name", right)
+        ip("link", "add", "inakeep0", "type", "veth", "peer", "name", "inakeep1")
+    try:
+        with mininet_lock(waiting=told.append):
+            shown = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True,
+                                   check=True).stdout
+            assert f" {left}@" not in shown and f" {right}@" not in shown
+            assert "inakeep0" in shown  # not a name Mininet gives
+            FakeInaSwitch.fake = write_fake_switch(tmp_path)
+            net = Mininet(topo=TwoSwitchTopo(), controller=None, build=False,
+                          switch=partial(FakeInaSwitch, log_dir=tmp_path))
+            try:
+                net.build()  # the same ports again: no 'File exists'
+            finally:
+                net.stop()
+    finally:
+        subprocess.run(["ip", "link", "del", "inakeep0"], capture_output=True, check=False)
+    assert told[-1] in (
+        f"removed 1 interface(s) left by a Mininet network that did not end: {name}"
+        for name in (left, right))

@@ -97,16 +97,16 @@ def test_mininet_lock_makes_a_second_network_wait(tmp_path) -> None:  # type: ig
 
     lock = tmp_path / "mininet.lock"
     told: list[str] = []
-    with mininet_lock(path=lock):
+    with mininet_lock(path=lock, tidy=False):
         holder = f"process {os.getpid()} ({' '.join(sys.argv)})"
         with pytest.raises(StartError) as raised:
-            with mininet_lock(timeout=0.5, path=lock, waiting=told.append):
+            with mininet_lock(timeout=0.5, path=lock, waiting=told.append, tidy=False):
                 pass
         assert str(raised.value) == (f"another Mininet network ({holder}) held {lock} for "
                                      "more than 0.5 s")
         assert told == [f"waiting for another Mininet network on this machine to end "
                         f"({holder}; lock {lock})"]  # once
     assert lock.read_text() == ""  # no holder
-    with mininet_lock(timeout=0.3, path=lock, waiting=told.append):
+    with mininet_lock(timeout=0.3, path=lock, waiting=told.append, tidy=False):
         pass  # free again, without waiting
     assert len(told) == 1
