@@ -456,6 +456,8 @@ def _check(stmts: Sequence[A.Stmt], forms: list[StmtForm | None], start: int, un
         else:
             keys = tuple(ll[p].access.key for ll in lanes_leaves)  # type: ignore[union-attr]
             arrays[id(lf.node)] = ArrayRun(keys, lf.access.size, strip(lf.access.element))
+    if not fields and not arrays:
+        raise NotFusable("the run touches no lane storage: numpy would only add calls")
     unit_decls = [[f.declares for f in forms[start + k * unit:start + (k + 1) * unit]
                    if f is not None and f.declares is not None] for k in range(lanes)]
     flow = _Flow(ctx, fields, arrays, {id(d) for d in unit_decls[0]})

@@ -150,6 +150,11 @@ class PortSet:
             )
             self._ports[number].configure(configs[number])
         self._port_list = list(self._ports.values())
+        #: every port with an impairer that is not bypassed (and maybe some whose
+        #: impairers have become bypassed since): the only ports the deadlines and
+        #: ``flush_due`` need to look at
+        self._impaired: list[_Port] = []
+        self._refresh_impaired()
         self.pcap_dir = Path(pcap_dir) if pcap_dir is not None else None
         self._socket_buffer = socket_buffer
         self._rx_buffer = rx_buffer
@@ -299,13 +304,17 @@ class PortSet:
         self._require_open()
         return list(self._by_fd)
 
+    def _refresh_impaired(self) -> None:
+        self._impaired = [st for st in self._port_list
+                          if not (st.egress.bypass and st.ingress.bypass)]
+
     def next_deadline(self) -> float | None:
         """When ``flush_due`` next has work (``time.monotonic()`` scale), or None.
 
         Covers delayed and held frames in both directions and pending pcap records.
         """
         deadline = self._pcap_flush_at
-        for st in self._port_list:
+        for st in self._impaired:
             for imp in (st.egress, st.ingress):
                 if not imp.bypass:
                     d = imp.next_deadline()
@@ -323,12 +332,14 @@ class PortSet:
         if now is None:
             now = time.monotonic()
         out: list[tuple[int, bytes]] = []
-        for st in self._port_list:
-            if not st.egress.bypass:
-                self._transmit_batch(st, st.egress.due(now))
-            if not st.ingress.bypass:
-                number = st.number
-                out.extend((number, frame) for frame in st.ingress.due(now))
+        if self._impaired:
+            for st in self._impaired:
+                if not st.egress.bypass:
+                    self._transmit_batch(st, st.egress.due(now))
+                if not st.ingress.bypass:
+                    number = st.number
+                    out.extend((number, frame) for frame in st.ingress.due(now))
+            self._refresh_impaired()
         if self._pcap_flush_at is not None and now >= self._pcap_flush_at:
             self.flush_pcaps()
         return out
@@ -409,21 +420,32 @@ class PortSet:
         for f in egress.submit(data, time.monotonic()):
             self._transmit(st, f)
 
-    def send_batch(self, outputs: Iterable[tuple[int, Frame]]) -> None:
+    def send_batch(self, outputs: Iterable[tuple[int, Frame]]) -> list[tuple[int, Frame]]:
         """Transmit ``(port, frame)`` pairs as ``send`` would one by one, in order within
-        each port (each port's frames go through its impairments together)."""
+        each port (each port's frames go through its impairments together); returns
+        the pairs whose port is not one of the set's, unsent.
+
+        A frame for a port without egress impairments or capture goes to its socket
+        at once; the others are gathered per port first.
+        """
+        self._require_open()
+        by_number = self._ports
+        unknown: list[tuple[int, Frame]] = []
         by_port: dict[int, list[Frame]] = {}
         for port, frame in outputs:
-            frames = by_port.get(port)
-            if frames is None:
-                self._port(port)
-                frames = by_port[port] = []
-            frames.append(frame)
+            st = by_number.get(port)
+            if st is None:
+                unknown.append((port, frame))
+            elif st.egress.bypass and st.pcap_out is None:
+                st.sock.send(frame)  # type: ignore[union-attr]  # open
+            else:
+                frames = by_port.get(port)
+                if frames is None:
+                    frames = by_port[port] = []
+                frames.append(frame)
         now = 0.0
         for port, frames in by_port.items():
-            st = self._ports[port]
-            if st.sock is None:
-                raise PortError("the ports are not open")
+            st = by_number[port]
             egress = st.egress
             if not egress.bypass:
                 now = now or time.monotonic()
@@ -433,6 +455,7 @@ class PortSet:
                                               now)
                 frames = released
             self._transmit_batch(st, frames)
+        return unknown
 
     def _transmit(self, st: _Port, frame: Frame) -> None:
         assert st.sock is not None
@@ -469,6 +492,7 @@ class PortSet:
         targets = self._port_list if port is None else [self._port(port)]
         for st in targets:
             st.configure(config)
+        self._refresh_impaired()
 
     def impairment(self, port: int) -> ImpairmentConfig:
         return self._port(port).config

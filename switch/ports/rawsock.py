@@ -295,27 +295,31 @@ class RawSocket:
         check_outgoing = not self.kernel_ignores_outgoing
         header = SLOT_HEADER.unpack_from
         release = STATUS.pack_into
-        taken = 0
+        append = out.append
+        taken = kept = kept_bytes = 0
         while taken < limit:
             off = i * slot
             status, length, snaplen, mac = header(ring, off)
             if not status & TP_STATUS_USER:
                 break
             taken += 1
-            if check_outgoing and ring[off + PKTTYPE_AT] == PACKET_OUTGOING:
+            if ETH_HEADER_LEN <= length <= largest and snaplen >= length and not (
+                    check_outgoing and ring[off + PKTTYPE_AT] == PACKET_OUTGOING):
+                kept += 1
+                kept_bytes += length
+                start = off + mac
+                append(ring[start:start + length])
+            elif check_outgoing and ring[off + PKTTYPE_AT] == PACKET_OUTGOING:
                 pass
             elif length > largest or snaplen < length:
                 c.drops[DROP_RX_OVERSIZE] += 1
-            elif length < ETH_HEADER_LEN:
-                c.drops[DROP_RX_TRUNCATED] += 1
             else:
-                c.rx_packets += 1
-                c.rx_bytes += length
-                start = off + mac
-                out.append(ring[start:start + length])
+                c.drops[DROP_RX_TRUNCATED] += 1
             release(ring, off, 0)
             i = i + 1 if i + 1 < slots else 0
         rx.next = i
+        c.rx_packets += kept
+        c.rx_bytes += kept_bytes
         if not taken:
             # woken without a frame: the socket reports an error (the link went down)
             try:

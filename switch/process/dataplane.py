@@ -113,6 +113,7 @@ class Dataplane:
         trace = self.trace
         drops = self.stats.ingress_drops
         outputs: list[tuple[int, bytes]] = []
+        dropped: list[int] = []  # the ingress port of every packet the program dropped
         with server.lock:
             sw = server.switch
             if sw is None:
@@ -129,10 +130,13 @@ class Dataplane:
                         self._failed(port, frame, e)
                         continue
                     if out:
-                        outputs.extend(out)
+                        outputs += out
                     else:
-                        drops[port][DROP_P4] += 1
+                        dropped.append(port)
             digests = bool(getattr(sw, "digests", None))
+        if dropped:
+            for port, n in Counter(dropped).items():
+                drops[port][DROP_P4] += n
         if digests:
             server.poll_digests()
         self._transmit(outputs)
@@ -140,18 +144,13 @@ class Dataplane:
             trace.flush()
 
     def _transmit(self, outputs: list[tuple[int, bytes]]) -> None:
-        ports = self.ports
         cpu = self.cpu_port
-        wire: list[tuple[int, bytes]] = []
-        for port, frame in outputs:
-            if port in ports:
-                wire.append((port, frame))
-            elif port == cpu:
+        for port, frame in self.ports.send_batch(outputs):
+            if port == cpu:
                 self.stats.packet_in += 1
                 self.server.packet_in(frame)
             else:
                 self.stats.no_port[port] += 1
-        ports.send_batch(wire)
 
     def _failed(self, port: int, frame: bytes, e: Exception) -> None:
         self.stats.ingress_drops[port][DROP_PIPELINE_ERROR] += 1

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from switch.engine.codegen import UnsupportedError
-from switch.engine.hashes import ALGORITHMS, csum16_int
+from switch.engine.hashes import ALGORITHMS
 from switch.engine.lanes import ArrayAccess
 from switch.engine.layout import attr, is_signed, scalar_width, strip
 from switch.engine.meters import Meter, now_us
@@ -228,6 +229,44 @@ def _word_sum(g: Any, leaves: list[Leaf]) -> tuple[str, str | None]:
     return f"({acc} << (-{after} & 15))", None
 
 
+_FIELD_OF_MEMBER = re.compile(r"([A-Za-z_]\w*(?:\.\w+)+)\.(\w+)")
+
+
+def _read_headers_once(g: Any, leaves: list[Leaf]) -> list[Leaf]:
+    """``leaves`` with the fields of a header that several of them read (``h.f_x.f_y``)
+    read from a temporary holding the header (emitted here): one attribute load per
+    field instead of two or more. Only for leaves whose code is a plain attribute
+    path, which has no side effects and stays the same object while the checksum is
+    computed."""
+    def split(code: str | None) -> tuple[str, str] | None:
+        m = _FIELD_OF_MEMBER.fullmatch(code or "")
+        return (m.group(1), m.group(2)) if m else None
+
+    counts: dict[str, int] = {}
+    for c, _w, _g in leaves:
+        p = split(c)
+        if p is not None:
+            counts[p[0]] = counts.get(p[0], 0) + 1
+    tmps: dict[str, str] = {}
+    for path, n in counts.items():
+        if n >= 3:
+            tmps[path] = g.tmp("_h")
+            g.em(f"{tmps[path]} = {path}")
+
+    def short(code: str | None) -> str | None:
+        p = split(code)
+        return f"{tmps[p[0]]}.{p[1]}" if p is not None and p[0] in tmps else code
+
+    return [(short(c) or c, w, short(gd)) for c, w, gd in leaves]
+
+
+def _csum16_inline(g: Any, code: str) -> str:
+    """``csum16_int(code)`` as an expression without the call: the ones' complement
+    sum is ``code % 0xFFFF``, or 0xFFFF for non-zero data that leaves no remainder."""
+    t = g.tmp("_cv")
+    return f"(~((({t} := {code}) % 65535) or (65535 if {t} else 0)) & 65535)"
+
+
 def _flush_run(g: Any, acc: str, after: str, run: list[tuple[str, int]]) -> None:
     """Add a run of fixed-width leaves (the last ones not yet added) to the word sum."""
     if run:
@@ -420,9 +459,8 @@ class V1Hooks:
 
             def data_code() -> str:
                 if algo_name == "csum16" and payload is None:
-                    fn = g.mod.bind(csum16_int, "csum16_int")
-                    code, guard = _word_sum(g, g.flatten(data))
-                    v = f"{fn}({code})"
+                    code, guard = _word_sum(g, _read_headers_once(g, g.flatten(data)))
+                    v = _csum16_inline(g, code)
                     return v if guard is None else f"({v} if {guard} else 0xFFFF)"
                 return f"{h}({g.serialize(data, payload)})"
 
