@@ -79,13 +79,19 @@ def job_record(outcome: JobOutcome, options: RunOptions, report: MonitorReport |
     }
 
 
+def job_error(entry: dict[str, Any], error: str) -> str:
+    """A job's error as its measurement lists it: naming the job."""
+    name = f"job {entry['job_id']}"
+    return error if error.startswith(f"{name} ") else f"{name}: {error}"
+
+
 def fill_several(record: dict[str, Any], outcomes: list[JobOutcome]) -> None:
     """The figures of a measurement of several jobs, from its ``jobs`` entries (already
     in ``record``): ``ok``, ``errors`` (each job's, named), every worker's stats (with
     its job) and ``completion_s`` (see the module docstring)."""
     jobs = record["jobs"]
     for entry in jobs:
-        record["errors"] += [f"job {entry['job_id']}: {e}" for e in entry["errors"]]
+        record["errors"] += [job_error(entry, e) for e in entry["errors"]]
     record["ok"] = all(entry["ok"] for entry in jobs) and not record["errors"]
     record["workers"] = [{**w, "job": o.job.job_id}
                          for o in outcomes for w in o.to_json()["workers"]]

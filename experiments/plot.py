@@ -298,7 +298,8 @@ def plot_goodput_over_time(plt: Any, measurements: list[dict[str, Any]]) -> Any 
         ax.set_xlabel("time since the first job started (s)")
         ax.set_ylabel("goodput (Mbit/s)")
         ax.set_ylim(bottom=0)
-        ax.legend(fontsize=7, loc="upper right")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2)
+    fig.set_size_inches(fig.get_size_inches()[0], fig.get_size_inches()[1] * 1.25)
     fig.tight_layout()
     return fig
 

@@ -30,7 +30,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.allreduce_net import AllReduceNet, need_root
-from experiments.job_results import fill_several, job_record, job_result, jobs_lines
+from experiments.job_results import (
+    fill_several,
+    job_error,
+    job_record,
+    job_result,
+    jobs_lines,
+)
 from experiments.jobs import JobOutcome, run_jobs
 from experiments.model import ModelInput, bus_factor, predict
 from experiments.monitor import Monitor, MonitorReport
@@ -509,7 +515,7 @@ def format_jobs_summary(results: dict[str, Any]) -> str:
                      f"started")
     if results.get("cpu_bound"):
         lines.append("  cpu_bound: " + "; ".join(results["cpu_bound_reasons"]))
-    named = {f"job {j['job_id']}: {e}" for j in results["jobs"] for e in j["errors"]}
+    named = {job_error(j, e) for j in results["jobs"] for e in j["errors"]}
     for e in results["errors"]:
         if e not in named:  # the jobs' own errors are on their lines
             lines.append(f"  error: {e}")

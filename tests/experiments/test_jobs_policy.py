@@ -234,3 +234,19 @@ def test_show_and_plot_a_run_of_several_jobs(tmp_path: Path) -> None:
 
     for fig in figures.values():
         plt.close(fig)
+
+
+def test_a_refused_job_fails_its_measurement(tmp_path: Path) -> None:
+    m = two_job_measurement(tmp_path, "refuse")
+    first, second = m["jobs"]
+    assert first["ok"] and not second["ok"] and not m["ok"]
+    refusal = ("job 2 does not fit: with root s1: switch s1: no free region of 12 slots in "
+               "the register arrays (16 slots; free: 12..15); delete a job or use fewer "
+               "slots")
+    assert m["errors"] == [refusal] and second["errors"] == [refusal]
+    assert (second["completion_s"], second["timeline"], second["window"]) == (None, None, 12)
+    assert m["completion_s"] == pytest.approx(0.35)  # job 1's end
+    summary = format_summary(m)
+    assert f"job 2 (h3,h4, from 0.5 s): ina, window 12, 2000 values: FAILED: {refusal}" \
+        in summary
+    assert "error:" not in summary  # said once, on the job's line
