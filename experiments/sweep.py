@@ -2,15 +2,16 @@
 
 ``ina run --algo ina,ring --size 1e4,1e6 --topo star,4 --topo star,8 --repeat 3`` and
 an experiment file (``experiments/speedup.toml``) both become a ``Sweep``; its
-``points()`` come grouped by network (topology, link rate, switch target, K: what a
-running Mininet network fixes), so the runner starts one network per group and only
-changes the switch ports' impairments between points. Within a network the order is
-loss, size, repeat, algorithm: the algorithms of one repeat run back to back, so a
-slow drift of the machine shows in every algorithm alike.
+``points()`` come grouped by network (topology, link rate, switch target, K, routing
+and the program's slots: what a running Mininet network fixes), so the runner starts
+one network per group and only changes the switch ports' impairments between points.
+Within a network the order is loss, size, repeat, algorithm: the algorithms of one
+repeat run back to back, so a slow drift of the machine shows in every algorithm alike.
 
 An experiment file is TOML with the flags of ``ina run`` as keys (without dashes,
-``runs_dir`` for ``--runs-dir``), lists for the axes, plus ``repeat`` and a free-text
-``description``::
+``runs_dir`` for ``--runs-dir``), lists for the axes, plus ``repeat``, a free-text
+``description`` and ``[[job]]`` tables for several jobs at once
+(``experiments.job_tables``)::
 
     description = "in-network vs ring"
     topo = ["star,4", "star,8"]
