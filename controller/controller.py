@@ -166,11 +166,13 @@ class Controller:
     # ------------------------------------------------------------------- jobs
 
     def create_job(self, job_id: int, workers: Sequence[str],
-                   slots: int = DEFAULT_JOB_SLOTS, root: str | None = None) -> Job:
+                   slots: int = DEFAULT_JOB_SLOTS, root: str | None = None,
+                   shrink: bool = False) -> Job:
         """Plan a job (``root``: its tree's root switch; default: the controller's
-        choice) and install its entries on every switch of its tree; on failure remove
-        what was installed and forget the job."""
-        change = self.jobs.create(job_id, workers, slots, root)
+        choice; ``shrink``: fewer slots where ``slots`` do not fit, see
+        ``controller.jobs``) and install its entries on every switch of its tree; on
+        failure remove what was installed and forget the job."""
+        change = self.jobs.create(job_id, workers, slots, root, shrink=shrink)
         try:
             for name in change.job.switches:
                 self._check_aggregation_program(name)

@@ -35,7 +35,11 @@ regions may start at different slots on different switches), room in the ``ina_j
 table (``job_rows``, the table's size), and one multicast group id for the whole job
 (the lowest id >= 1 that no job uses on any switch of the tree). A job fits when every
 switch of its tree has all of it; a job that fits on no candidate tree is refused with
-the reason (``JobError``) and changes nothing. The job's epoch: the program tags every
+the reason (``NoRoomError`` when only room was missing) and changes nothing. Asked to
+``shrink`` (ATP's best effort), ``create`` gives such a job fewer slots instead, as many
+as fit: the most that some candidate tree has free on every one of its switches (the
+first such tree among equals; the job's window shrinks with them); it refuses only when
+no tree has a free slot. The job's epoch: the program tags every
 register cell with the epoch of the job that wrote it and treats a cell of another epoch
 as empty, so a region is reused without zeroing its cells (which needs register writes,
 and BMv2's P4Runtime server has none). Epochs count up from 1 and are never reused
@@ -71,6 +75,11 @@ MAX_EPOCH = 0xFFFF_FFFF  # bit<32>; 0 is a cell no job has written
 
 class JobError(ValueError):
     """A job that cannot be created or deleted; the message says why."""
+
+
+class NoRoomError(JobError):
+    """A job that the switches have no room for (register slots, ``ina_job`` rows, a
+    multicast group id), where its tree itself would do."""
 
 
 # ----------------------------------------------------------------------- the tree
@@ -276,8 +285,13 @@ def allocate_region(used: Iterable[tuple[int, int]], total: int, size: int) -> i
             return start
     text = ", ".join(f"{s}..{e - 1}" for s, e in free) or "none"
     unit = "slot" if size == 1 else "slots"
-    raise JobError(f"no free region of {size} {unit} in the register arrays ({total} slots; "
-                   f"free: {text}); delete a job or use fewer slots")
+    raise NoRoomError(f"no free region of {size} {unit} in the register arrays ({total} "
+                      f"slots; free: {text}); delete a job or use fewer slots")
+
+
+def largest_free(used: Iterable[tuple[int, int]], total: int) -> int:
+    """The size of the largest free range (0 when every slot is taken)."""
+    return max((end - start for start, end in free_ranges(used, total)), default=0)
 
 
 def allocate_group(used: Iterable[int]) -> int:
@@ -285,7 +299,7 @@ def allocate_group(used: Iterable[int]) -> int:
     for gid in range(1, MAX_MCAST_GRP + 1):
         if gid not in taken:
             return gid
-    raise JobError("no free multicast group id")
+    raise NoRoomError("no free multicast group id")
 
 
 # -------------------------------------------------------------------- the table
@@ -316,8 +330,11 @@ class JobTable:
         self.next_epoch = 1
 
     def create(self, job_id: int, workers: Sequence[str], slots: int = DEFAULT_JOB_SLOTS,
-               root: str | None = None) -> Change:
-        """Plan a new job and record it; raises ``JobError``/``TopologyError``."""
+               root: str | None = None, shrink: bool = False) -> Change:
+        """Plan a new job and record it; raises ``JobError``/``TopologyError``
+        (``NoRoomError`` when the switches have no room for it). With ``shrink`` the job
+        may get fewer than ``slots`` slots (``Change.job.slots``; see the module
+        docstring)."""
         if not 0 <= job_id <= MAX_JOB_ID:
             raise JobError(f"job id {job_id} is not in [0, {MAX_JOB_ID}]")
         if job_id in self.jobs:
@@ -340,21 +357,28 @@ class JobTable:
             roots = [root] if root is not None else candidate_roots(self.topology, workers)
         except JobError as e:
             raise JobError(f"job {job_id}: {e}") from None
-        refusals = []
+        refusals: list[JobError] = []
+        trees: list[Tree] = []
+        fitted = None
         for candidate in roots:
             try:
                 tree = compute_tree(self.topology, workers, candidate)
-                regions, group = self._fit(tree, slots)
+                trees.append(tree)
+                fitted = (tree, *self._fit(tree, slots), slots)
+                break
             except JobError as e:
-                refusals.append(f"with root {candidate}: {e}")
-                continue
-            job = plan_job(self.topology, job_id, list(workers), slots, tree, regions,
-                           group, self.next_epoch)
-            break
-        else:
+                refusals.append(type(e)(f"with root {candidate}: {e}"))
+        if fitted is None and shrink:
+            fitted = self._fit_fewer(trees, slots)
+        if fitted is None:
             others = (f" (and no other tree fits: {len(roots) - 1} other roots tried)"
                       if len(roots) > 1 else "")
-            raise JobError(f"job {job_id} does not fit: {refusals[0]}{others}")
+            error = NoRoomError if all(isinstance(e, NoRoomError) for e in refusals) \
+                else JobError
+            raise error(f"job {job_id} does not fit: {refusals[0]}{others}")
+        tree, regions, group, slots = fitted
+        job = plan_job(self.topology, job_id, list(workers), slots, tree, regions, group,
+                       self.next_epoch)
         self.next_epoch += 1
         installed = self._rewrites_in_use()
         change = Change(job, {name: [r for r in sw.rewrites if _key(name, r) not in installed]
@@ -362,23 +386,44 @@ class JobTable:
         self.jobs[job_id] = job
         return change
 
+    def _fit_fewer(self, trees: list[Tree], slots: int
+                   ) -> tuple[Tree, dict[str, int], int, int] | None:
+        """The tree with the most slots free on all its switches (fewer than ``slots``;
+        the first such tree among equals), its regions and group and that many slots;
+        None when no tree has a free slot and room for the rest."""
+        best = None
+        for tree in trees:
+            fewer = min([slots, *(largest_free(self._used(name), self.total_slots)
+                                  for name in tree.switches)])
+            if fewer < 1 or (best is not None and fewer <= best[3]):
+                continue
+            try:
+                best = tree, *self._fit(tree, fewer), fewer
+            except JobError:
+                continue
+        return best
+
+    def _used(self, switch: str) -> list[tuple[int, int]]:
+        """The [start, end) slot ranges the jobs hold on ``switch``."""
+        return [(j.switches[switch].region_base, j.switches[switch].region_base + j.slots)
+                for j in self.jobs.values() if switch in j.switches]
+
     def _fit(self, tree: Tree, slots: int) -> tuple[dict[str, int], int]:
         """The job's region on every switch of ``tree``, and its multicast group; a
         ``JobError`` naming the switch where something does not fit."""
         regions = {}
         for name, node in tree.switches.items():
-            used = [(j.switches[name].region_base, j.switches[name].region_base + j.slots)
-                    for j in self.jobs.values() if name in j.switches]
             try:
-                regions[name] = allocate_region(used, self.total_slots, slots)
+                regions[name] = allocate_region(self._used(name), self.total_slots, slots)
             except JobError as e:
-                raise JobError(f"switch {name}: {e}") from None
+                raise NoRoomError(f"switch {name}: {e}") from None
             rows = sum(len(j.switches[name].job_rows) for j in self.jobs.values()
                        if name in j.switches)
             need = node.fan_in + (node.parent_port is not None)
             if rows + need > self.job_rows:
-                raise JobError(f"switch {name}: its {JOB_TABLE} table holds {self.job_rows} "
-                               f"rows, {rows} are taken and the job needs {need}")
+                raise NoRoomError(f"switch {name}: its {JOB_TABLE} table holds "
+                                  f"{self.job_rows} rows, {rows} are taken and the job "
+                                  f"needs {need}")
         group = allocate_group(j.mcast_grp for j in self.jobs.values()
                                if set(j.switches) & set(tree.switches))
         return regions, group

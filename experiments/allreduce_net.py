@@ -36,7 +36,7 @@ from controller.jobs import Job
 from controller.pipeline import PipelineFiles
 from controller.topology import Topology, sorted_names
 from experiments.jobspec import TARGETS, AgentSpec
-from experiments.options import RunError
+from experiments.options import PROGRAM_SLOTS, RunError
 from topologies.builder import combine_impairments, link_impairments
 from topologies.kernel_impair import HostLink, KernelImpairError, impair_host_links
 from topologies.netutil import mininet_lock
@@ -80,6 +80,7 @@ class AllReduceNet:
     pcap: bool = False
     ecmp: bool = True  # IPv4 routes over equal-cost paths (else one shortest path)
     cluster: str | Path | None = None  # a cluster file: the network on several servers
+    slots: int = PROGRAM_SLOTS  # the program's register slots (INA_SLOTS)
     net: Any = None
     controller: Controller | None = None
     topology: Topology | None = None
@@ -152,15 +153,16 @@ class AllReduceNet:
         self.stop()
 
     def compile(self, out: Path) -> PipelineFiles:
-        """``p4/aggregation.p4`` for the target, with ``INA_K`` = k, into ``out``."""
+        """``p4/aggregation.p4`` for the target, with ``INA_K`` = k and ``INA_SLOTS`` =
+        slots, into ``out``."""
         out.mkdir(parents=True, exist_ok=True)
         p4info, config = out / "aggregation.p4info.txtpb", out / "aggregation.json"
-        define = f"INA_K={self.k}"
+        defines = ["-D", f"INA_K={self.k}", "-D", f"INA_SLOTS={self.slots}"]
         if self.target == "builtin":
-            argv = [*ina_command(), "p4c", str(PROGRAM), "-D", define,
+            argv = [*ina_command(), "p4c", str(PROGRAM), *defines,
                     "--p4runtime-files", str(p4info), "-o", str(config)]
         else:
-            argv = ["p4c-bm2-ss", "-D", define, "--p4runtime-files", str(p4info),
+            argv = ["p4c-bm2-ss", *defines, "--p4runtime-files", str(p4info),
                     "-o", str(config), str(PROGRAM)]
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode != 0:
@@ -222,18 +224,20 @@ class AllReduceNet:
         return out
 
     def create_job(self, job_id: int, workers: list[str], slots: int,
-                   root: str | None = None) -> Job:
-        return self.ctl.create_job(job_id, workers, slots=slots, root=root)
+                   root: str | None = None, shrink: bool = False) -> Job:
+        return self.ctl.create_job(job_id, workers, slots=slots, root=root, shrink=shrink)
 
     def delete_job(self, job_id: int) -> None:
         self.ctl.delete_job(job_id)
 
     # ---------------------------------------------------------------- agents
 
-    def run_agents(self, agents: list[AgentSpec], timeout: float = AGENT_TIMEOUT
-                   ) -> list[AgentOutcome]:
+    def run_agents(self, agents: list[AgentSpec], timeout: float = AGENT_TIMEOUT,
+                   starts: list[float] | None = None) -> list[AgentOutcome]:
         """Start every agent in its host, wait until all are ready, release them at
-        once and wait for all to finish."""
+        once (or each ``starts[i]`` seconds after the first) and wait for all to
+        finish."""
+        starts = starts or [0.0] * len(agents)
         procs = []
         try:
             for a in agents:
@@ -251,9 +255,14 @@ class AllReduceNet:
             if self.agent_watch is not None:
                 self.agent_watch({a.host: p.pid for a, p in zip(agents, procs, strict=True)
                                   if not getattr(self.net.get(a.host), "isRemote", False)})
-            for p in procs:
-                p.stdin.write("go\n")
-                p.stdin.flush()
+            released = time.monotonic()
+            for start, p in sorted(zip(starts, procs, strict=True), key=lambda sp: sp[0]):
+                time.sleep(max(released + start - time.monotonic(), 0.0))
+                try:
+                    p.stdin.write("go\n")
+                    p.stdin.flush()
+                except BrokenPipeError:
+                    pass  # it died waiting: its exit status and stderr say why
             deadline = time.monotonic() + timeout
             out = []
             for a, p in zip(agents, procs, strict=True):

@@ -1,7 +1,8 @@
 """The experiment verbs of ``ina``: ``run``, ``show``, ``plot`` and ``model``.
 
     ina run [FILE.toml] [--topo SPEC ...] [--algo A,B] [--size N,N] [--bw R,R]
-            [--loss P,P] [--repeat R] [--check] [--root SWITCH] [--pcap] [--cli] ...
+            [--loss P,P] [--repeat R] [--check] [--root SWITCH] [--pcap] [--cli]
+            [--jobs N] [--slots N] [--on-full refuse|shrink|fallback] ...
     ina show RUN_DIR [--markdown]
     ina plot RUN_DIR [--out DIR]
     ina model --workers N[,N] | --topo SPEC ... --size S[,S] [--bw MBPS] [--k K] [--alpha US]
@@ -32,10 +33,12 @@ listed values, each --repeat times, in one run directory under --runs-dir.
     ina run --topo star,4 --algo ina --size 100000 --check
     ina run --topo star,4 --topo star,8 --algo ina,ring,ps,hd --size 1e6 --bw 10 --check
     ina run experiments/speedup.toml
+    ina run experiments/two-jobs.toml
 
 Lists: --algo, --size, --bw and --loss take comma-separated values, --topo repeats.
 An experiment file (TOML) takes the same options as keys (runs_dir for --runs-dir,
-plus repeat and description); options on the command line override it. A point that
+plus repeat and description, and [[job]] tables for several jobs at once: hosts,
+algo, size, window, start); options on the command line override it. A point that
 fails is recorded with its error and the sweep goes on. Exit status 0 when every point
 succeeded, 1 otherwise, 2 for bad options."""
 

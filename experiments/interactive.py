@@ -46,7 +46,7 @@ def run_interactive(options: RunOptions, with_job: bool, stdin: TextIO | None = 
     run_dir = RunDir.create(Path(options.runs_dir).resolve(), name)
     net = AllReduceNet(options.topo, run_dir.path, options.target, options.bw, options.k,
                        pcap=options.pcap, ecmp=options.routing == "ecmp",
-                       cluster=options.cluster)
+                       cluster=options.cluster, slots=options.slots)
     with net:
         net.impair(impairment_spec(options.loss, options.duplicate) or "none")
         topology = net.ctl.topology

@@ -1,5 +1,6 @@
-"""What one all-reduce job is (its workers, its input and the workers' settings), and
-the agent processes that run it. Light on imports: ``ina``'s argument parser uses it."""
+"""What one all-reduce job is (its workers, its input, its algorithm and the workers'
+settings), a job as an experiment's options describe it (``JobEntry``), and the agent
+processes that run it. Light on imports: ``ina``'s argument parser uses it."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ class JobSpec:
     root: str | None = None  # the root switch of an in-network job's tree
     ps_host: str | None = None  # --algo ps: the worker that sums (None: the first)
     segment: int = DEFAULT_SEGMENT  # host-based: float32 values per TCP message
+    algo: str = "ina"  # experiments.algorithms.ALGORITHMS
+    start: float = 0.0  # seconds after the first job of its experiment starts
 
     def inputs(self) -> list[npt.NDArray[np.float32]]:
         """Every worker's input, as its agent generates it (rank = position)."""
@@ -41,6 +44,20 @@ class JobSpec:
         d = asdict(self)
         d["workers"] = list(self.workers)
         return d
+
+
+@dataclass(frozen=True)
+class JobEntry:
+    """One of several jobs of a measurement (``ina run --jobs N``, an experiment file's
+    ``[[job]]`` tables): its hosts, None for an equal share of the hosts no entry names
+    (in order), and where it differs from the measurement's options."""
+
+    hosts: tuple[str, ...] | None = None
+    algo: str | None = None
+    size: int | None = None
+    start: float = 0.0  # seconds after the first job starts
+    window: int | None = None
+    where: str = ""  # where it was given, for errors: ``exp.toml:12: job 2``
 
 
 @dataclass(frozen=True)

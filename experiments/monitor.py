@@ -13,7 +13,9 @@ figures then describe the emulator. While a point runs, ``Monitor`` samples
 - the bytes through each link interface (``/sys/class/net/IF/statistics``),
 
 every ``interval`` seconds from ``release`` (the moment the agents start) until the
-last agent has exited. ``MonitorReport.verdict`` then marks the point ``cpu_bound``
+last agent has exited; the report keeps the links' byte counts at every sample
+(``link_samples``, not in its JSON), from which ``experiments.job_results`` draws each
+job's goodput over time. ``MonitorReport.verdict`` then marks the point ``cpu_bound``
 
 - when a watched process used more than 90% of a core for most of the run (saturated),
 - or when the busiest link carried well under its rate (less than 80%) while a CPU was
@@ -173,6 +175,10 @@ class MonitorReport:
     machine_samples: int
     processes: list[ProcessUse] = field(default_factory=list)
     links: list[LinkUse] = field(default_factory=list)
+    link_samples: list[tuple[float, dict[str, tuple[int, int]]]] = field(
+        default_factory=list)
+    """(seconds since the release, interface -> (rx_bytes, tx_bytes)) at every sample,
+    the release's first."""
 
     @property
     def busiest_link_utilization(self) -> float | None:
@@ -208,6 +214,7 @@ class MonitorReport:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
+        del d["link_samples"]
         d["busiest_link_utilization"] = self.busiest_link_utilization
         for link, out in zip(self.links, d["links"], strict=True):
             out["utilization"] = link.utilization(self.seconds)
@@ -255,6 +262,7 @@ class Monitor:
         self._end: float | None = None
         self._links0: dict[str, tuple[int, int]] = {}
         self._links1: dict[str, tuple[int, int]] = {}
+        self._link_samples: list[tuple[float, dict[str, tuple[int, int]]]] = []
         self._machine: list[float] = []
         self._machine0 = (0, 0)
         self._machine_prev = (0, 0)
@@ -277,6 +285,7 @@ class Monitor:
             self._start = self.clock()
             self._prev = self._start
             self._links0 = self._read_links()
+            self._link_samples = [(0.0, self._links0)]
             self._machine0 = self._machine_prev = machine_ticks(self.proc)
         self._thread = threading.Thread(target=self._loop, name="monitor", daemon=True)
         self._thread.start()
@@ -361,6 +370,7 @@ class Monitor:
             self._machine.append((busy - pb) / (total - pt))
         self._machine_prev = (busy, total)
         self._links1 = self._read_links()
+        self._link_samples.append((now - self._start, self._links1))
         if final or not agents_running:
             self._end = now
 
@@ -372,7 +382,8 @@ class Monitor:
         b0, t0 = self._machine0
         machine_mean = (busy - b0) / (total - t0) if total > t0 else 0.0
         report = MonitorReport(seconds, self.interval, cores, machine_mean,
-                               _share_above(self._machine, BUSY), len(self._machine))
+                               _share_above(self._machine, BUSY), len(self._machine),
+                               link_samples=self._link_samples)
         for w in self._watched:
             mean = (w.ticks - w.first) / CLK_TCK / seconds if seconds > 0 else 0.0
             run = wait = 0.0

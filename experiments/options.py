@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from experiments.jobspec import TARGETS, JobSpec
+from experiments.jobspec import TARGETS, JobEntry, JobSpec
 from hosts.baselines.collective import DEFAULT_SEGMENT
 from hosts.inputs import DISTRIBUTIONS, MAX_SIZE
 from hosts.quantize import Scaling
@@ -24,6 +24,18 @@ ROUTINGS = ("ecmp", "shortest")
 """How the controller routes IPv4 between hosts: ``ecmp``, over every equal-cost path
 by a hash of the 5-tuple (where the program has ECMP), or ``shortest``, one shortest
 path per destination (the lowest port)."""
+
+
+ON_FULL = ("refuse", "shrink", "fallback")
+"""What becomes of an in-network job whose window the switches' register arrays cannot
+give: ``refuse``, the job fails with the reason; ``shrink``, it gets the slots that are
+free (``controller.jobs``) and its window shrinks to them; ``fallback``, it runs by a
+host-based algorithm (``--fallback``) instead."""
+PROGRAM_SLOTS = 256  # INA_SLOTS of p4/aggregation.p4 (controller.jobs.DEFAULT_TOTAL_SLOTS)
+MAX_SLOTS = 65536
+MAX_WINDOW = 256  # the 8 bits of the packet's slot
+MAX_JOBS = 253  # one host each, at most
+MAX_START = 3600.0  # seconds
 
 
 class RunError(RuntimeError):
@@ -57,6 +69,10 @@ class RunOptions:
     segment: int = DEFAULT_SEGMENT  # host-based: float32 values per TCP message
     routing: str = "ecmp"  # the IPv4 routes: one of ROUTINGS
     cluster: str | None = None  # a cluster file: the network on several servers
+    jobs: tuple[JobEntry, ...] = ()  # several jobs at once (none: one job of every host)
+    on_full: str = "refuse"  # one of ON_FULL
+    fallback: str = "ring"  # --on-full fallback: the host-based algorithm
+    slots: int = PROGRAM_SLOTS  # the program's register slots, shared by its jobs
 
     def validate(self) -> None:
         """Raise ``RunError`` naming the first bad option."""
@@ -93,13 +109,81 @@ class RunOptions:
             return (f"--loss on {self.topo}'s links between switches needs the built-in "
                     f"switch (on {self.target}, loss comes from the kernel, on host links "
                     "only)")
+        return self._jobs_problem(list(topo.hosts()))  # in natural order, as the net has them
+
+    def _jobs_problem(self, hosts: list[str]) -> str | None:
+        """What is wrong with the jobs (``--jobs``, ``[[job]]``) and their windows."""
+        windows = [("--window", self.window)] + [
+            (f"{e.where or f'job {i}'}: window", e.window)
+            for i, e in enumerate(self.jobs, 1) if e.window is not None]
+        for what, window in windows:
+            if window > self.slots:
+                return (f"{what} {window}: more than the program's {self.slots} slots "
+                        f"(--slots)")
+        if len(self.jobs) > 1 and self.cli:
+            return f"--cli sets up one job, and --jobs makes {len(self.jobs)}"
+        try:
+            self.job_hosts(hosts)
+        except RunError as e:
+            return str(e)
         return None
+
+    def job_hosts(self, hosts: Sequence[str]) -> list[tuple[str, ...]]:
+        """The hosts of every job, in job order, out of the topology's ``hosts``: an
+        entry's own, or else an equal share (the first ones one more where they do not
+        divide) of the hosts that no entry names, in order; ``RunError`` when a host is
+        not the topology's, is in two jobs or a job gets none."""
+        if not self.jobs:
+            return [tuple(hosts)]
+        named: dict[str, int] = {}
+        for i, entry in enumerate(self.jobs, 1):
+            what = entry.where or f"job {i}"
+            for h in entry.hosts or ():
+                if h not in hosts:
+                    listed = ", ".join(hosts[:8]) + (" ..." if len(hosts) > 8 else "")
+                    raise RunError(f"{what}: hosts: {h} is not a host of {self.topo} "
+                                   f"(hosts: {listed})")
+                if h in named:
+                    raise RunError(f"{what}: hosts: {h} is in job {named[h]} already (a "
+                                   f"host runs one job's agent)")
+                named[h] = i
+        rest = [h for h in hosts if h not in named]
+        shared = [i for i, e in enumerate(self.jobs) if e.hosts is None]
+        out: list[tuple[str, ...]] = [e.hosts or () for e in self.jobs]
+        at = 0
+        for n, i in enumerate(shared):
+            count = len(rest) // len(shared) + (n < len(rest) % len(shared))
+            out[i] = tuple(rest[at:at + count])
+            at += count
+        for i, group in enumerate(out, 1):
+            if not group:
+                entry = self.jobs[i - 1]
+                what = (f"--jobs {len(self.jobs)}" if len(shared) == len(self.jobs)
+                        and not entry.where else entry.where or f"job {i}")
+                raise RunError(f"{what}: {self.topo} has {len(rest)} hosts for "
+                               f"{len(shared)} jobs" + (f" (besides the {len(named)} "
+                                                        f"named)" if named else ""))
+        return out
 
     def job(self, job_id: int, workers: Sequence[str]) -> JobSpec:
         """The job of this point, on ``workers`` (rank = position)."""
         return JobSpec(job_id, tuple(workers), self.size, self.dist, self.seed,
                        self.window, self.k, self.scaling, self.timeout_ms, self.root,
-                       self.ps_host, self.segment)
+                       self.ps_host, self.segment, self.algo)
+
+    def job_specs(self, new_id: Callable[[], int], hosts: Sequence[str]) -> list[JobSpec]:
+        """The jobs of this point out of the topology's ``hosts`` (one of them all, or
+        one per entry of ``jobs``: ``job_hosts``), with ids from ``new_id``."""
+        if not self.jobs:
+            return [self.job(new_id(), hosts)]
+        out = []
+        for entry, workers in zip(self.jobs, self.job_hosts(hosts), strict=True):
+            job = self.job(new_id(), workers)
+            out.append(replace(job, algo=entry.algo or self.algo,
+                               size=entry.size or self.size,
+                               window=entry.window or self.window, start=entry.start,
+                               ps_host=self.ps_host if self.ps_host in workers else None))
+        return out
 
     @property
     def workers(self) -> int:
@@ -167,6 +251,17 @@ def read_text(value: Any) -> str:
     return value.strip()
 
 
+def read_jobs(value: Any) -> tuple[JobEntry, ...]:
+    """``--jobs N``: N jobs, each an equal share of the hosts; an experiment file's
+    ``[[job]]`` tables come read already (``experiments.job_tables``)."""
+    if isinstance(value, tuple) and all(isinstance(e, JobEntry) for e in value):
+        return value
+    n = read_count(value)
+    if n < 1:
+        raise ValueError("expected a number of jobs, at least 1")
+    return tuple(JobEntry() for _ in range(n))
+
+
 def read_flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -224,6 +319,17 @@ def _check_positive(x: float) -> str | None:
 
 def _check_seed(seed: int) -> str | None:
     return None if seed >= 0 else "must be non-negative"
+
+
+def _check_jobs(jobs: tuple[JobEntry, ...]) -> str | None:
+    return None if len(jobs) <= MAX_JOBS else f"must be at most {MAX_JOBS}"
+
+
+def _check_fallback(name: str) -> str | None:
+    from experiments.algorithms import ALGORITHMS
+
+    hosts = sorted(a for a in ALGORITHMS if a != "ina")
+    return None if name in hosts else f"not a host-based algorithm ({', '.join(hosts)})"
 
 
 def _check_dir(path: str) -> str | None:
@@ -312,8 +418,22 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
     Field("target", "--target", read_text, _one_of(TARGETS),
           help="the switch: builtin (ina switch) or bmv2 (simple_switch_grpc)"),
     Field("window", "--window", read_count,
-          _range(1, 256, "[1, 256] (the program's slots)"), metavar="S",
+          _range(1, MAX_WINDOW, f"[1, {MAX_WINDOW}] (and at most --slots)"), metavar="S",
           help="in-network: chunks in flight = the job's slots (default 64)"),
+    Field("slots", "--slots", read_count, _range(1, MAX_SLOTS, f"[1, {MAX_SLOTS}]"),
+          metavar="N",
+          help=f"the register slots of the switches' program (INA_SLOTS), which its jobs "
+               f"share (default {PROGRAM_SLOTS})"),
+    Field("jobs", "--jobs", read_jobs, _check_jobs, metavar="N",
+          help="run N jobs at once, each on an equal share of the hosts (in order); "
+               "an experiment file's [[job]] tables set each one (default 1)"),
+    Field("on_full", "--on-full", read_text, _one_of(ON_FULL),
+          metavar="|".join(ON_FULL),
+          help="in-network: a job whose window the switches cannot give is refused "
+               "(default), gets the slots that are free (shrink), or runs --fallback"),
+    Field("fallback", "--fallback", read_text, _check_fallback, metavar="ALGO",
+          help="--on-full fallback: the host-based algorithm such a job runs "
+               "(default ring)"),
     Field("k", "--k", read_count, _one_of(ALLOWED_K), metavar="K",
           help=f"in-network: values per packet, {', '.join(map(str, ALLOWED_K))} "
                f"(default 64)"),

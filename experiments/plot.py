@@ -8,6 +8,10 @@
   per (topology, link rate) at its largest size, when the run has two loss rates or more.
 - ``bytes_per_host``: bytes sent per host over the tensor's bytes, per algorithm,
   measured and modelled, payload and wire (frames); the largest size of each topology.
+- ``goodput_over_time``: one panel per measurement of several jobs at once (the first
+  ``MAX_TIMELINES``), each job's goodput over time (``experiments.job_results``), one
+  line per job, from the first job's start; a dotted line marks each job's start.
+  A run of one job at a time has none (and no note says so).
 
 Points marked ``cpu_bound`` by the fidelity monitor are drawn hollow (and bars hatched):
 they describe the emulator, not the network. A figure the run has no data for is
@@ -20,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.summary import Row, Speedup, speedups, summarize
+from experiments.summary import Row, Speedup, several, speedups, summarize
 
 FORMATS = ("png", "svg")
 PANEL = (5.2, 3.8)  # inches per panel
@@ -256,6 +260,50 @@ def plot_bytes_per_host(plt: Any, rows: list[Row]) -> Any | None:
     return fig
 
 
+MAX_TIMELINES = 6
+
+
+def timeline_label(number: int, job: dict[str, Any]) -> str:
+    """``job 2 (h3,h4): ina, window 4 of 12``, ``job 2 (h3,h4): ring, fallback``."""
+    how = job["algo"] + (", fallback" if job["on_full"] == "fallback" else "")
+    if job["window"] is not None:
+        how += (f", window {job['window']} of {job['asked_window']}"
+                if job["on_full"] == "shrink" else f", window {job['window']}")
+    return f"job {number} ({','.join(job['hosts'])}): {how}"
+
+
+def plot_goodput_over_time(plt: Any, measurements: list[dict[str, Any]]) -> Any | None:
+    chosen = [m for m in measurements if several(m)
+              and any(j.get("timeline") for j in m["jobs"])][:MAX_TIMELINES]
+    if not chosen:
+        return None
+    fig, axes = _panels(plt, len(chosen))
+    for ax, m in zip(axes, chosen, strict=True):
+        colors = _colors([str(n) for n in range(len(m["jobs"]))])
+        for n, job in enumerate(m["jobs"]):
+            line = job.get("timeline")
+            if not line:
+                continue
+            ax.plot([0.0, *line["t"]], [0.0, *line["goodput_mbps"]], color=colors[str(n)],
+                    drawstyle="steps-pre", label=timeline_label(n + 1, job))
+            if job["start_s"]:
+                ax.axvline(job["start_s"], color=colors[str(n)], linestyle=":")
+        o = m["options"]
+        if o.get("bw"):
+            ax.axhline(o["bw"], color="gray", linestyle="--", label="link rate")
+        bound = " (cpu_bound)" if m.get("cpu_bound") else ""
+        ax.set_title(f"point {m['index'] + 1}: {m['point']['topo']}, {_rate(o.get('bw'))}, "
+                     f"{o.get('slots')} slots, --on-full {o.get('on_full')}{bound}",
+                     fontsize=9)
+        ax.set_xlabel("time since the first job started (s)")
+        ax.set_ylabel("goodput (Mbit/s)")
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2)
+    fig.set_size_inches(fig.get_size_inches()[0], fig.get_size_inches()[1] * 1.25)
+    fig.tight_layout()
+    return fig
+
+
 PLOTS: dict[str, tuple[Callable[[Any, list[Row]], Any | None], str]] = {
     "time_vs_size": (plot_time_vs_size, "the run has fewer than two sizes per "
                                         "(topology, link rate, loss)"),
@@ -279,6 +327,13 @@ def draw_figures(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             notes.append(f"{name}: skipped, {why}")
         else:
             figures[name] = fig
+    fig = plot_goodput_over_time(plt, doc["measurements"])
+    if fig is not None:  # (a run of one job at a time has no such figure to skip)
+        figures["goodput_over_time"] = fig
+        count = sum(1 for m in doc["measurements"] if several(m))
+        if count > MAX_TIMELINES:
+            notes.append(f"goodput_over_time: the first {MAX_TIMELINES} of the {count} "
+                         f"measurements of several jobs")
     return figures, notes
 
 

@@ -107,6 +107,7 @@ CSV_COLUMNS: dict[str, Any] = {
     "repeat": lambda m: m["point"]["repeat"],
     "target": lambda m: m["options"]["target"],
     "k": lambda m: m["options"]["k"],
+    "jobs": lambda m: len(m.get("jobs") or []),  # several: seconds until the last ended
     "ok": lambda m: m["ok"],
     "error": lambda m: "; ".join(m["errors"]),
     "seconds": lambda m: m.get("completion_s"),

@@ -5,13 +5,15 @@
 
 runs one point; ``run_sweep(sweep)`` runs every point of a ``experiments.sweep.Sweep``.
 A sweep starts one Mininet network per group of points that share a topology, link
-rate, switch target and K (``experiments.allreduce_net``), sets the switch ports'
-impairments (``loss``, ``duplicate``) for each point, runs the
-point's job with every host of the topology as a worker (``experiments.jobs``), with
-the fidelity monitor watching (``experiments.monitor``), and stores the measurement
-with the model's prediction (``experiments.model``) in one run directory under
-``runs_dir`` (``experiments.results``). A point that fails is recorded with its error
-and the sweep goes on; a network whose switch died is started again for the next point.
+rate, switch target, K, routing and the program's slots (``experiments.allreduce_net``),
+sets the switch ports' impairments (``loss``, ``duplicate``) for each point, runs the
+point's job with every host of the topology as a worker, or its several jobs at once
+(``--jobs``, ``[[job]]``; ``experiments.jobs``), with the fidelity monitor watching
+(``experiments.monitor``), and stores the measurement with the model's prediction
+(``experiments.model``) and each job's figures (``experiments.job_results``) in one
+run directory under ``runs_dir`` (``experiments.results``). A point that fails is
+recorded with its error and the sweep goes on; a network whose switch died is started
+again for the next point.
 
 ``run_allreduce`` returns the point's measurement as a dict; ``run_sweep`` a
 ``SweepOutcome`` with the whole results document.
@@ -28,6 +30,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.allreduce_net import AllReduceNet, need_root
+from experiments.job_results import (
+    fill_several,
+    job_error,
+    job_record,
+    job_result,
+    jobs_lines,
+)
 from experiments.jobs import JobOutcome, run_jobs
 from experiments.model import ModelInput, bus_factor, predict
 from experiments.monitor import Monitor, MonitorReport
@@ -35,6 +44,7 @@ from experiments.options import RunError, RunOptions
 from experiments.progress import Progress
 from experiments.results import new_document, write_results
 from experiments.rundir import RunDir
+from experiments.summary import several
 from experiments.sweep import Point, Sweep, network_label
 from hosts.baselines.collective import DEFAULT_SEGMENT
 
@@ -100,7 +110,7 @@ class NetworkRunner:
 
     def __init__(self, key: tuple[Any, ...], work_dir: Path, run_dir: RunDir) -> None:
         self.key = key
-        self.topo, self.bw, self.target, self.k, self.routing = key
+        self.topo, self.bw, self.target, self.k, self.routing, self.slots = key
         self.work_dir = work_dir
         self.run_dir = run_dir
         self.net: AllReduceNet | None = None
@@ -115,7 +125,8 @@ class NetworkRunner:
             return self.net
         self.stop()
         net = AllReduceNet(self.topo, self.work_dir, self.target, self.bw, self.k,
-                           pcap=self.pcap, ecmp=self.routing == "ecmp", cluster=self.cluster)
+                           pcap=self.pcap, ecmp=self.routing == "ecmp", cluster=self.cluster,
+                           slots=self.slots)
         net.start()
         self.net = net
         for pid in switch_pids(net).values():
@@ -185,16 +196,18 @@ class NetworkRunner:
         record["workers_count"] = len(net.hosts)
         if options.cluster:
             record["cluster"] = net.net.describe()
-        record["model"] = model_for(options, len(net.hosts))
-        job = options.job(self.next_job_id(), net.hosts)
-        record["job"] = job.to_json()
+        jobs = options.job_specs(self.next_job_id, net.hosts)
+        many = len(jobs) > 1
+        record["model"] = None if many else model_for(options, len(net.hosts))
+        record["job"] = None if many else jobs[0].to_json()
         monitor = self.monitor(net)
         before = switch_counters(net)
-        outcome: JobOutcome | None = None
+        outcomes: list[JobOutcome] = []
         try:
             self.impair(net, options)
             out_dir = self.run_dir.sub("agents") / f"p{point.index + 1:04d}"
-            [outcome] = run_jobs(net, [job], out_dir, options.algo, check=options.check)
+            outcomes = run_jobs(net, jobs, out_dir, check=options.check,
+                                on_full=options.on_full, fallback=options.fallback)
             for npy in out_dir.glob("*.npy"):  # the results were checked: 4 bytes a value
                 npy.unlink()
         except Exception as e:
@@ -205,8 +218,12 @@ class NetworkRunner:
             net.agent_watch = None
             report = monitor.stop()
         after = switch_counters(net)
-        fill_record(record, options, outcome, report, counter_delta(before, after),
-                    host_links(net))
+        hosts = host_links(net)
+        record["jobs"] = [job_record(o, options, report, hosts) for o in outcomes]
+        fill_record(record, options, None if many or not outcomes else outcomes[0],
+                    report, counter_delta(before, after), hosts)
+        if many and outcomes:
+            fill_several(record, outcomes)
         return record
 
     def _log(self, point: Point, error: BaseException) -> None:
@@ -304,7 +321,7 @@ def base_record(point: Point) -> dict[str, Any]:
             "bytes_sent_max": None, "bytes_received_per_host": None,
             "wire_bytes_sent_per_host": None, "check": None, "workers": [],
             "model": None, "monitor": None, "cpu_bound": False, "cpu_bound_reasons": [],
-            "switch_counters": {}}
+            "switch_counters": {}, "jobs": []}
 
 
 def _mean(values: list[float]) -> float | None:
@@ -351,6 +368,9 @@ def fill_record(record: dict[str, Any], options: RunOptions, outcome: JobOutcome
 
 def result_text(m: dict[str, Any]) -> str:
     """One line about a measurement, for the progress output."""
+    if several(m):
+        text = "; ".join(f"job {j['job_id']}: {job_result(j)}" for j in m["jobs"])
+        return text + (", cpu_bound" if m["cpu_bound"] else "")
     if m["completion_s"] is None:
         return "FAILED: " + "; ".join(m["errors"])
     text = f"{m['completion_s']:.3f} s"
@@ -427,6 +447,8 @@ def run_allreduce(options: RunOptions | None = None, **changes: Any) -> dict[str
 
 def format_summary(results: dict[str, Any]) -> str:
     """What ``ina run`` prints about a single point."""
+    if several(results):
+        return format_jobs_summary(results)
     job = results.get("job") or {}
     o = results.get("options") or {}
     workers = len(job.get("workers", [])) or results.get("workers_count") or "?"
@@ -477,5 +499,25 @@ def format_summary(results: dict[str, Any]) -> str:
         lines.append(line)
     for e in results["errors"]:
         lines.append(f"  error: {e}")
+    lines.append(f"  results: {results['run_dir']}/results.json")
+    return "\n".join(lines)
+
+
+def format_jobs_summary(results: dict[str, Any]) -> str:
+    """What ``ina run`` prints about a single point of several jobs."""
+    o = results.get("options") or {}
+    slots = o.get("slots")
+    lines = [f"{len(results['jobs'])} jobs at once on {o.get('topo')} (--on-full "
+             f"{o.get('on_full')}; the switches' program has {slots} slots)"]
+    lines += [f"  {line}" for line in jobs_lines(results)]
+    if results["completion_s"] is not None:
+        lines.append(f"  all done {results['completion_s']:.3f} s after the first job "
+                     f"started")
+    if results.get("cpu_bound"):
+        lines.append("  cpu_bound: " + "; ".join(results["cpu_bound_reasons"]))
+    named = {job_error(j, e) for j in results["jobs"] for e in j["errors"]}
+    for e in results["errors"]:
+        if e not in named:  # the jobs' own errors are on their lines
+            lines.append(f"  error: {e}")
     lines.append(f"  results: {results['run_dir']}/results.json")
     return "\n".join(lines)

@@ -6,7 +6,9 @@ bandwidth algbw = S / t and the bus bandwidth busbw = algbw * 2(N-1)/N (for a
 bandwidth-optimal all-reduce, busbw approaches the link rate whatever N is), the
 model's time (``experiments.model``) and the ``cpu_bound`` mark of the fidelity
 monitor. Then, when the run has them, in-network over ring speedups against the model
-and bytes sent per host against the model. ``--markdown`` prints Markdown tables.
+and bytes sent per host against the model, and the measurements of several jobs at
+once: one line per job, with the algorithm and window it ran with (``JOB_COLUMNS``).
+``--markdown`` prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from experiments.summary import Row, Speedup, speedups, summarize
+from experiments.summary import Row, Speedup, several, speedups, summarize
 
 CPU_BOUND_NOTE = ("cpu_bound: a switch or agent process (or the whole machine) was "
                   "CPU-saturated; those figures describe the emulator, not the network")
@@ -96,6 +98,57 @@ BYTES_COLUMNS: list[tuple[str, Callable[[Row], str]]] = [
 ]
 
 
+def _job_algo(j: dict[str, Any]) -> str:
+    return f"{j['algo']} (fallback)" if j["on_full"] == "fallback" else j["algo"]
+
+
+def _job_window(j: dict[str, Any]) -> str:
+    if j["window"] is None:
+        return "-"
+    return f"{j['window']}/{j['asked_window']}" if j["on_full"] == "shrink" else str(j["window"])
+
+
+def _job_check(j: dict[str, Any]) -> str:
+    check = j["check"]
+    if check is None:
+        return "-"
+    return ("exact" if check.get("exact") else "ok") if check["ok"] else "FAILED"
+
+
+def _job_note(m: dict[str, Any], j: dict[str, Any]) -> str:
+    notes = ["cpu_bound"] if m.get("cpu_bound") else []
+    if j["errors"]:
+        notes.append(_shorten(j["errors"][0]))
+    return "; ".join(notes)
+
+
+JobLine = tuple[dict[str, Any], int, dict[str, Any]]  # measurement, job number, job
+JOB_COLUMNS: list[tuple[str, Callable[[JobLine], str]]] = [
+    ("point", lambda x: str(x[0]["index"] + 1)),
+    ("topo", lambda x: x[0]["point"]["topo"]),
+    ("job", lambda x: str(x[1])),
+    ("hosts", lambda x: ",".join(x[2]["hosts"])),
+    ("start (s)", lambda x: f"{x[2]['start_s']:g}"),
+    ("algo", lambda x: _job_algo(x[2])),
+    ("window", lambda x: _job_window(x[2])),
+    ("size (B)", lambda x: str(4 * x[2]["size"])),
+    ("time (s)", lambda x: _num(x[2]["completion_s"], ".4f")),
+    ("end (s)", lambda x: _num(x[2]["end_s"], ".4f")),
+    ("algbw (Mbit/s)", lambda x: _num(x[2]["goodput_mbps"], ".2f")),
+    ("model alone (s)", lambda x: _num((x[2]["model"] or {}).get("seconds"), ".4f")),
+    ("time/model", lambda x: _num(_ratio(x[2]["completion_s"],
+                                         (x[2]["model"] or {}).get("seconds")), ".2f")),
+    ("check", lambda x: _job_check(x[2])),
+    ("note", lambda x: _job_note(x[0], x[2])),
+]
+
+
+def job_lines(measurements: list[dict[str, Any]]) -> list[JobLine]:
+    """Every job of the measurements of several jobs."""
+    return [(m, n, j) for m in measurements if several(m)
+            for n, j in enumerate(m["jobs"], 1)]
+
+
 def format_table(header: list[str], rows: list[list[str]], markdown: bool = False) -> str:
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
@@ -130,13 +183,16 @@ def table(columns: list[tuple[str, Callable[[Any], str]]], items: list[Any],
 def format_run(doc: dict[str, Any], markdown: bool = False) -> str:
     """The whole ``ina show`` output for a results document."""
     rows = summarize(doc["measurements"])
+    jobs = job_lines(doc["measurements"])
     machine = doc.get("machine", {})
     head = (f"run {doc.get('run_dir', '')}: {len(doc['measurements'])} measurements, "
             f"{doc.get('time', '?')}, git {doc.get('git_revision', '?')[:12]}, "
             f"{machine.get('cpus', '?')} CPUs ({machine.get('cpu_model') or '?'})")
-    if not rows:
+    if not rows and not jobs:
         return head + "\n(no measurements)"
-    out = [head, "", table(MAIN_COLUMNS, rows, markdown)]
+    out = [head]
+    if rows:
+        out += ["", table(MAIN_COLUMNS, rows, markdown)]
     ups = speedups(rows)
     if ups:
         out += ["", "in-network over ring (time of ring / time of ina):",
@@ -146,6 +202,11 @@ def format_run(doc: dict[str, Any], markdown: bool = False) -> str:
         out += ["", "bytes sent per host (payload as the agents count it; wire: frames "
                     "on the host's link, as htb counts them):",
                 table(BYTES_COLUMNS, counted, markdown)]
-    if any(r.cpu_bound for r in rows):
+    if jobs:
+        out += ["", "several jobs at once (time: from the job's start; end: from the first "
+                    "job's start; window: given/asked where the switches had fewer slots "
+                    "free; model: the job alone):",
+                table(JOB_COLUMNS, jobs, markdown)]
+    if any(r.cpu_bound for r in rows) or any(m.get("cpu_bound") for m, _, _ in jobs):
         out += ["", CPU_BOUND_NOTE]
     return "\n".join(out)

@@ -3,6 +3,8 @@ rate, loss), what ``ina show`` prints and ``ina plot`` draws.
 
 Times and byte counts are means over the repeats that succeeded; a row is
 ``cpu_bound`` when any of its repeats was (its figures describe the emulator).
+Measurements of several jobs at once have no row: their figures are their jobs'
+(``experiments.job_results``).
 """
 
 from __future__ import annotations
@@ -66,10 +68,18 @@ def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
+def several(measurement: dict[str, Any]) -> bool:
+    """Whether a measurement ran more than one job."""
+    return len(measurement.get("jobs") or []) > 1
+
+
 def summarize(measurements: Iterable[dict[str, Any]]) -> list[Row]:
-    """One row per (topology, algorithm, size, bw, loss), in the order first seen."""
+    """One row per (topology, algorithm, size, bw, loss), in the order first seen; none
+    for the measurements of several jobs."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for m in measurements:
+        if several(m):
+            continue
         p = m["point"]
         groups.setdefault((p["topo"], p["algo"], p["size"], p["bw"], p["loss"]), []).append(m)
     rows = []

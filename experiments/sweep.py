@@ -2,15 +2,16 @@
 
 ``ina run --algo ina,ring --size 1e4,1e6 --topo star,4 --topo star,8 --repeat 3`` and
 an experiment file (``experiments/speedup.toml``) both become a ``Sweep``; its
-``points()`` come grouped by network (topology, link rate, switch target, K: what a
-running Mininet network fixes), so the runner starts one network per group and only
-changes the switch ports' impairments between points. Within a network the order is
-loss, size, repeat, algorithm: the algorithms of one repeat run back to back, so a
-slow drift of the machine shows in every algorithm alike.
+``points()`` come grouped by network (topology, link rate, switch target, K, routing
+and the program's slots: what a running Mininet network fixes), so the runner starts
+one network per group and only changes the switch ports' impairments between points.
+Within a network the order is loss, size, repeat, algorithm: the algorithms of one
+repeat run back to back, so a slow drift of the machine shows in every algorithm alike.
 
 An experiment file is TOML with the flags of ``ina run`` as keys (without dashes,
-``runs_dir`` for ``--runs-dir``), lists for the axes, plus ``repeat`` and a free-text
-``description``::
+``runs_dir`` for ``--runs-dir``), lists for the axes, plus ``repeat``, a free-text
+``description`` and ``[[job]]`` tables for several jobs at once
+(``experiments.job_tables``)::
 
     description = "in-network vs ring"
     topo = ["star,4", "star,8"]
@@ -31,7 +32,16 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from experiments.options import AXES, FIELDS, RunError, RunOptions, read_count, show_value
+from experiments.job_tables import read_job_tables
+from experiments.options import (
+    AXES,
+    FIELDS,
+    PROGRAM_SLOTS,
+    RunError,
+    RunOptions,
+    read_count,
+    show_value,
+)
 
 MAX_REPEAT = 1000
 FILE_ONLY_KEYS = ("repeat", "description")
@@ -57,13 +67,16 @@ class Point:
     @property
     def network_key(self) -> tuple[Any, ...]:
         o = self.options
-        return (o.topo, o.bw, o.target, o.k, o.routing)
+        # the program's slots (ina train's options have none: the program's default)
+        return (o.topo, o.bw, o.target, o.k, o.routing, getattr(o, "slots", PROGRAM_SLOTS))
 
     @property
     def label(self) -> str:
         o = self.options
         bw = "unshaped" if o.bw is None else f"bw={o.bw:g}"
         text = f"{o.algo} {o.topo} size={compact_count(o.size)} {bw} loss={o.loss:g}"
+        if len(o.jobs) > 1:
+            text += f" jobs={len(o.jobs)}"
         return text + f" #{self.repeat + 1}"
 
     def to_json(self) -> dict[str, Any]:
@@ -73,9 +86,11 @@ class Point:
 
 
 def network_label(key: tuple[Any, ...]) -> str:
-    topo, bw, target, k, routing = key
+    topo, bw, target, k, routing, slots = key
     rate = "unshaped" if bw is None else f"{bw:g} Mbit/s"
     label = f"{topo}, {rate}, {target} switch, K={k}"
+    if slots != PROGRAM_SLOTS:
+        label += f", {slots} slots"
     return label if routing == "ecmp" else f"{label}, one shortest path per host"
 
 
@@ -174,7 +189,7 @@ def build_sweep(settings: dict[str, Setting], name: str = "run") -> Sweep:
 
 
 def file_keys() -> list[str]:
-    return sorted([f.key for f in FIELDS.values()] + list(FILE_ONLY_KEYS))
+    return sorted([f.key for f in FIELDS.values()] + list(FILE_ONLY_KEYS)) + ["[[job]]"]
 
 
 def line_of(lines: list[str], key: str, start: int = 0) -> int | None:
@@ -205,6 +220,14 @@ def read_experiment_file(path: str | Path) -> dict[str, Setting]:
     for key, value in doc.items():
         line = line_of(lines, key)
         where = f"{path}:{line}: {key}" if line else f"{path}: {key}"
+        if key == "job":
+            if "jobs" in doc:
+                raise RunError(f"{where}: [[job]] tables and jobs = "
+                               f"{show_value(doc['jobs'])}: give one of them")
+            jobs = read_job_tables(value, path, lines,
+                                   lambda key, start: line_of(lines, key, start))
+            settings["jobs"] = Setting(jobs, f"{path}:{line}: [[job]]")
+            continue
         if key == "train" and isinstance(value, dict | list):
             raise RunError(f"{where}: a [train] section makes this an experiment file of "
                            f"'ina train', not of 'ina run'")

@@ -72,8 +72,8 @@ class PlanRecorder:
         create = net.create_job
 
         def recording(job_id: int, workers: list[str], slots: int,
-                      root: str | None = None) -> Job:
-            self.plans[job_id] = create(job_id, workers, slots, root)
+                      root: str | None = None, shrink: bool = False) -> Job:
+            self.plans[job_id] = create(job_id, workers, slots, root, shrink=shrink)
             return self.plans[job_id]
 
         monkeypatch.setattr(net, "create_job", recording)

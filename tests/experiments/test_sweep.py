@@ -49,10 +49,10 @@ def test_every_combination_grouped_by_network() -> None:
     keys = [p.network_key for p in points]
     # every network's points are consecutive: one Mininet network per group
     groups = [k for i, k in enumerate(keys) if i == 0 or keys[i - 1] != k]
-    assert groups == [("star,4", 10.0, "builtin", 64, "ecmp"),
-                      ("star,4", 20.0, "builtin", 64, "ecmp"),
-                      ("star,8", 10.0, "builtin", 64, "ecmp"),
-                      ("star,8", 20.0, "builtin", 64, "ecmp")]
+    assert groups == [("star,4", 10.0, "builtin", 64, "ecmp", 256),
+                      ("star,4", 20.0, "builtin", 64, "ecmp", 256),
+                      ("star,8", 10.0, "builtin", 64, "ecmp", 256),
+                      ("star,8", 20.0, "builtin", 64, "ecmp", 256)]
     first = points[:12]  # within a network: loss, size, repeat, then the algorithms
     assert [(p.options.loss, p.options.size, p.repeat, p.options.algo) for p in first[:4]] == [
         (0.0, 10_000, 0, "ina"), (0.0, 10_000, 0, "ring"),
@@ -63,7 +63,7 @@ def test_every_combination_grouped_by_network() -> None:
 
 def test_routing_is_part_of_the_network() -> None:
     [point] = parse("--routing", "shortest").points()
-    assert point.network_key == ("star,4", None, "builtin", 64, "shortest")
+    assert point.network_key == ("star,4", None, "builtin", 64, "shortest", 256)
     assert network_label(point.network_key) == ("star,4, unshaped, builtin switch, K=64, "
                                                 "one shortest path per host")
     [point] = parse().points()
