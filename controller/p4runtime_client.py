@@ -180,6 +180,12 @@ class P4RuntimeClient:
                                        f"update within {timeout:g} s")
 
     @property
+    def stream_ended(self) -> bool:
+        """Whether the StreamChannel is gone (never opened, closed, or ended by the
+        switch: a switch whose process died ends it at once)."""
+        return self._stream is None or self._stream.done.is_set()
+
+    @property
     def is_primary(self) -> bool:
         return self._stream is not None and self._stream.primary
 
