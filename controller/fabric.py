@@ -156,7 +156,7 @@ def _key(te: p4runtime_pb2.TableEntry) -> tuple[int, bytes]:
     """An entry's table and match, the same however the switch pads its values."""
     parts = []
     for m in sorted(te.match, key=lambda m: m.field_id):
-        kind = m.WhichOneof("field_match")
+        kind = m.WhichOneof("field_match_type")
         inner = getattr(m, kind) if kind else None
         values = [_bytes(getattr(inner, f.name)) if isinstance(getattr(inner, f.name), bytes)
                   else str(getattr(inner, f.name)).encode()

@@ -23,7 +23,7 @@ answer. ``link_probe``, ``echo_probe`` and ``parse_probe`` make and read the fra
 from __future__ import annotations
 
 import struct
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 LLDP_ETHERTYPE = 0x88CC
@@ -108,24 +108,53 @@ def parse_probe(frame: bytes) -> LinkProbe | EchoReply | None:
 
 @dataclass
 class _Watch:
+    sender: str  # the switch that sends the probes
+    receiver: str  # the switch whose packet-in brings the answers back
     last_answer: float
     unanswered: int = 0
+    unanswered_since: float | None = None  # when the oldest unanswered probe went out
     up: bool = True
+    srtt: float | None = None  # the probes' smoothed round-trip time, and its deviation
+    rttvar: float = 0.0
+
+    def sample(self, rtt: float) -> None:
+        if self.srtt is None:
+            self.srtt, self.rttvar = rtt, rtt / 2
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
 
 
 class Liveness:
-    """Verdicts on watched things (any hashable key) from probes sent and answered."""
+    """Verdicts on watched things (any hashable key) from probes sent and answered.
 
-    def __init__(self, period: float, misses: int = 3) -> None:
+    A probe that does not come back may only be late: a switch that is busy (BMv2
+    handles a few thousand packets a second) answers every probe late. So besides
+    ``misses`` unanswered probes over ``misses`` periods, a verdict needs evidence that
+    the switches at both ends move: a probe sent by the same switch, and one answered
+    through the same switch, both sent after the oldest unanswered one, came back. A
+    switch with nothing else to show, or that shows nothing for ``patience`` times
+    that long, gets the verdict anyway. And a probe that waits in a busy port's queue
+    (BMv2's egress queues) comes back later than the others: the wait before a verdict
+    is at least the link's own probe round-trip time plus four times its deviation, as
+    TCP's retransmission timeout is. The caller may ask for one more agreement
+    (``newly_down``'s ``confirm``)."""
+
+    def __init__(self, period: float, misses: int = 3, patience: float = 10.0) -> None:
         if not period > 0 or misses < 1:
             raise ValueError(f"liveness: period {period!r} and misses {misses!r}")
         self.period = period
         self.misses = misses
+        self.patience = patience
         self._watches: dict[Hashable, _Watch] = {}
+        self._rounds: dict[int, float] = {}  # probe sequence number -> when it went out
+        self._sent_ok: dict[str, float] = {}  # switch -> latest answered probe it sent
+        self._received_ok: dict[str, float] = {}  # ... it brought back
 
-    def watch(self, key: Hashable, now: float) -> None:
-        """Start watching ``key`` afresh (up, as if it had just answered)."""
-        self._watches[key] = _Watch(now)
+    def watch(self, key: Hashable, now: float, sender: str = "", receiver: str = "") -> None:
+        """Start watching ``key`` afresh (up, as if it had just answered), probed from
+        ``sender`` and answered through ``receiver``."""
+        self._watches[key] = _Watch(sender, receiver, now)
 
     def unwatch(self, key: Hashable) -> None:
         self._watches.pop(key, None)
@@ -137,29 +166,60 @@ class Liveness:
         w = self._watches.get(key)
         return w is None or w.up
 
-    def sent(self, key: Hashable) -> None:
+    def sent(self, key: Hashable, seq: int, now: float) -> None:
         w = self._watches.get(key)
-        if w is not None:
-            w.unanswered += 1
+        if w is None:
+            return
+        self._rounds.setdefault(seq, now)
+        if len(self._rounds) > 4096:
+            self._rounds.pop(next(iter(self._rounds)))
+        w.unanswered += 1
+        if w.unanswered_since is None:
+            w.unanswered_since = now
 
-    def answered(self, key: Hashable, now: float) -> bool:
-        """A probe of ``key`` came back; True if it was down (it is up again)."""
+    def answered(self, key: Hashable, seq: int, now: float) -> bool:
+        """Probe ``seq`` of ``key`` came back; True if it was down (it is up again)."""
         w = self._watches.get(key)
         if w is None:
             return False
+        went = self._rounds.get(seq, now)
+        w.sample(now - went)  # every probe has its own number: no ambiguity
+        self._sent_ok[w.sender] = max(self._sent_ok.get(w.sender, went), went)
+        self._received_ok[w.receiver] = max(self._received_ok.get(w.receiver, went), went)
         w.last_answer = now
         w.unanswered = 0
+        w.unanswered_since = None
         if w.up:
             return False
         w.up = True
         return True
 
-    def newly_down(self, now: float) -> list[Hashable]:
-        """The keys that are down from now on."""
+    def newly_down(self, now: float, confirm: Callable[[Hashable], bool] | None = None
+                   ) -> list[Hashable]:
+        """The keys that are down from now on. ``confirm(key)``, if given, must agree
+        too (until the patience runs out): the supervisor asks whether the jobs that
+        use ``key`` have stopped moving."""
         out = []
-        limit = self.misses * self.period
         for key, w in self._watches.items():
-            if w.up and w.unanswered >= self.misses and now - w.last_answer >= limit:
-                w.up = False
-                out.append(key)
+            limit = self.misses * self.period
+            if w.srtt is not None:
+                limit = max(limit, w.srtt + 4 * w.rttvar)
+            if not w.up or w.unanswered < self.misses or now - w.last_answer < limit:
+                continue
+            if now - w.last_answer < self.patience * limit and not (
+                    self._evidence(key, w) and (confirm is None or confirm(key))):
+                continue
+            w.up = False
+            out.append(key)
         return out
+
+    def _evidence(self, key: Hashable, w: _Watch) -> bool:
+        since = w.unanswered_since or 0.0
+
+        def moves(role: str, switch: str, latest: dict[str, float]) -> bool:
+            others = [o for k, o in self._watches.items()
+                      if k != key and getattr(o, role) == switch]
+            return not others or latest.get(switch, -1.0) > since
+
+        return (moves("sender", w.sender, self._sent_ok)
+                and moves("receiver", w.receiver, self._received_ok))

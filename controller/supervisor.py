@@ -8,6 +8,9 @@ routes) and does what an SDN controller does while jobs run:
   switches and ICMP echo probes on every host's link, every ``probe_period``; a switch
   whose P4Runtime stream ends is down at once. Agents that see no progress say so
   (``stalled``): a hint that makes the controller probe at once, never a verdict.
+  A busy switch answers probes late (BMv2 on a loaded machine, by a second), so a
+  link or host link that a running job uses is declared down only while that job has
+  stalled too, or once the probes have failed ten times as long.
 - **Recovery**: when something fails (or comes back), the routes and ECMP groups of
   every switch are recomputed on what works (``controller.fabric``) and every job
   whose tree used what failed is rebuilt: its agents are paused and report their
@@ -34,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -63,6 +67,7 @@ from hosts.control import (
     PROGRESS,
     RESUME,
     STALLED,
+    UNSTALLED,
 )
 
 FALLBACK_PORT = 48880  # the host-based algorithms' TCP port (hosts.baselines.tcp)
@@ -119,6 +124,7 @@ class JobWatch:
     answers: dict[int, dict[int, dict[str, Any]]] = field(default_factory=dict)
     done: set[int] = field(default_factory=set)
     state: str = "running"
+    stalled: set[int] = field(default_factory=set)  # ranks that report no progress
     seq: int = 0
     start: int | None = None
     hold_until: float | None = None
@@ -142,6 +148,7 @@ class Supervisor:
         self.cond = threading.Condition(self.lock)
         self.watches: dict[int, JobWatch] = {}
         self.events: list[dict[str, Any]] = []
+        self.recoveries: list[Recovery] = []  # every job's, deleted jobs' too
         self.queue: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self.hub = AgentHub(hub_path, self._on_message, self._on_close)
         self._stop = threading.Event()
@@ -203,14 +210,15 @@ class Supervisor:
     # ------------------------------------------------------------------- jobs
 
     def create_job(self, job_id: int, workers: list[str], slots: int,
-                   root: str | None = None) -> Job:
+                   root: str | None = None, shrink: bool = False) -> Job:
         with self.lock:
             cut = self.fabric.cut_off(workers)
             if cut:
                 raise JobError(f"job {job_id}: {', '.join(cut)} cannot be reached now "
                                f"({'; '.join(self.fabric.describe_down())} down)")
-            job = self.ctl.create_job(job_id, workers, slots=slots, root=root)
-            self.watches[job_id] = JobWatch(job_id, tuple(workers), slots)
+            job = self.ctl.create_job(job_id, workers, slots=slots, root=root,
+                                      shrink=shrink)
+            self.watches[job_id] = JobWatch(job_id, tuple(workers), job.slots)
             self._save()
             return job
 
@@ -238,10 +246,17 @@ class Supervisor:
     def _watch_all(self, now: float) -> None:
         for le in self._links:
             if not ({le.a, le.b} & self.fabric.down_switches):
-                self.liveness.watch(("link", le), now)
+                self._watch_link(le, now)
         for host, where in self.topology.attachments.items():
             if where.switch not in self.fabric.down_switches:
-                self.liveness.watch(("host", host), now)
+                self._watch_host(host, now)
+
+    def _watch_link(self, le: LinkEnds, now: float) -> None:
+        self.liveness.watch(("link", le), now, le.a, le.b)  # probed from a, seen at b
+
+    def _watch_host(self, host: str, now: float) -> None:
+        switch = self.topology.attachments[host].switch
+        self.liveness.watch(("host", host), now, switch, switch)
 
     def _clients(self) -> dict[str, P4RuntimeClient]:
         with self.lock:
@@ -259,7 +274,7 @@ class Supervisor:
             now = self.clock()
             self._read_probes(now)
             with self.lock:
-                for key in self.liveness.newly_down(now):
+                for key in self.liveness.newly_down(now, self._stalled_jobs_agree):
                     self.queue.put(("down", key, now, "probes"))
             self._stop.wait(max(0.0, min(period / 4, next_round - self.clock())))
 
@@ -291,7 +306,7 @@ class Supervisor:
             except (P4RuntimeClientError, BrokenPipeError, ValueError):
                 continue
             with self.lock:
-                self.liveness.sent(key)
+                self.liveness.sent(key, seq, self.clock())
 
     def _read_probes(self, now: float) -> None:
         for name, client in self._clients().items():
@@ -308,35 +323,79 @@ class Supervisor:
                     break
                 probe = parse_probe(pin.payload)
                 key: tuple[str, Any] | None = None
+                seq = 0
                 if isinstance(probe, LinkProbe):
+                    seq = probe.seq
                     sender = self._by_device.get(probe.device_id)
                     port = pin.metadata.get("ingress_port")
                     if sender is not None and port is not None:
                         key = ("link", LinkEnds.of(sender, probe.port, name, int(port)))
                 elif isinstance(probe, EchoReply) and probe.host_ip in self._by_ip:
                     key = ("host", self._by_ip[probe.host_ip])
+                    seq = self._probe_seq - ((self._probe_seq - probe.seq) & 0xFFFF)
                 if key is not None:
                     with self.lock:
-                        if self.liveness.answered(key, now):
+                        if self.liveness.answered(key, seq, now):
                             self.queue.put(("up", key, now, "probes"))
+
+    def _stalled_jobs_agree(self, key: Any) -> bool:
+        """Whether the running jobs that use ``key`` (a link of their tree, a worker's
+        link) have stopped moving; True when none uses it."""
+        users = [w for w in self.watches.values()
+                 if w.state == "running" and self._uses(w.job_id, key)]
+        return not users or any(w.stalled for w in users)
+
+    def _uses(self, job_id: int, key: Any) -> bool:
+        job = self.ctl.jobs.jobs.get(job_id)
+        if job is None:
+            return False
+        if key[0] == "host":
+            return key[1] in job.workers
+        return key[1] in self._tree_links(job)
+
+    def _tree_links(self, job: Job) -> set[LinkEnds]:
+        out = set()
+        for name, node in job.tree.switches.items():
+            if node.parent_port is not None:
+                peer = self.topology.ports[name][node.parent_port]
+                assert peer.port is not None
+                out.add(LinkEnds.of(name, node.parent_port, peer.node, peer.port))
+        return out
 
     def _reconnect_loop(self) -> None:
         while not self._stop.wait(RECONNECT_EVERY):
             with self.lock:
                 names = [n for n in self.fabric.down_switches if n not in self._coming_up]
             for name in names:
-                sw = self.topology.switches[name]
-                client = P4RuntimeClient(sw.grpc_address, device_id=sw.device_id,
-                                         election_id=self.ctl.election_id, name=name,
-                                         timeout=self.ctl.timeout)
                 try:
-                    client.connect(timeout=RECONNECT_EVERY)
-                except P4RuntimeClientError:
-                    client.close()
+                    client = self._reach(name)
+                except Exception as e:  # noqa: BLE001 - a controller keeps going
+                    self.log("error", f"switch {name}", detail=f"reconnecting: "
+                                                               f"{type(e).__name__}: {e}")
+                    continue
+                if client is None:
                     continue
                 with self.lock:
                     self._coming_up.add(name)
                 self.queue.put(("switch_up", name, client, self.clock()))
+
+    def _reach(self, name: str) -> P4RuntimeClient | None:
+        """A client of switch ``name`` if it answers (as the primary), else None."""
+        sw = self.topology.switches[name]
+        host, _, port = sw.grpc_address.rpartition(":")
+        try:  # listening at all? (a refused connection costs nothing)
+            socket.create_connection((host, int(port)), timeout=RECONNECT_EVERY).close()
+        except OSError:
+            return None
+        client = P4RuntimeClient(sw.grpc_address, device_id=sw.device_id,
+                                 election_id=self.ctl.election_id, name=name,
+                                 timeout=self.ctl.timeout)
+        try:  # a switch that just started may take a while to answer on a busy machine
+            client.connect(timeout=5.0)
+        except P4RuntimeClientError:
+            client.close()
+            return None
+        return client
 
     # --------------------------------------------------------------- handling
 
@@ -421,18 +480,18 @@ class Supervisor:
             now = self.clock()
             for le in self._links:
                 if le.touches(name) and not ({le.a, le.b} & self.fabric.down_switches):
-                    self.liveness.watch(("link", le), now)
+                    self._watch_link(le, now)
             for host, where in self.topology.attachments.items():
                 if where.switch == name:
-                    self.liveness.watch(("host", host), now)
+                    self._watch_host(host, now)
             cause = self.log("up", f"switch {name}", by="it answered again", at=t,
                              detail="re-provisioned: program, routes, jobs" if fresh
                              else "its state was kept")
             self._changed(cause)
         elif kind == "hint":
-            _, job, rank, waited = item
-            self.log("hint", f"job {job}", detail=f"rank {rank} made no progress for "
-                                                  f"{waited:.3f} s")
+            _, job, rank, waited, t = item
+            self.log("hint", f"job {job}", at=t,
+                     detail=f"rank {rank} made no progress for {waited:.3f} s")
             self._probe_now.set()
         elif kind == "gone":
             _, job, rank = item
@@ -482,21 +541,16 @@ class Supervisor:
             return True
         if self.fabric.cut_off(job.workers):
             return True
-        for name, node in job.tree.switches.items():
-            if node.parent_port is not None:
-                peer = self.topology.ports[name][node.parent_port]
-                assert peer.port is not None
-                if LinkEnds.of(name, node.parent_port, peer.node, peer.port) in \
-                        self.fabric.down_links:
-                    return True
-        return False
+        return bool(self._tree_links(job) & self.fabric.down_links)
 
     def _pause(self, w: JobWatch, cause: dict[str, Any]) -> None:
         w.seq += 1
         w.state = "paused"
         w.done.clear()
+        w.stalled.clear()
         rec = Recovery(w.job_id, f"{cause['subject']} {cause['event']}", cause["at"])
         w.recoveries.append(rec)
+        self.recoveries.append(rec)
         for link in w.links.values():
             link.send({"op": PAUSE, "seq": w.seq})
         rec.paused = self.clock()
@@ -675,8 +729,12 @@ class Supervisor:
                 rec = w.recoveries[-1] if w.recoveries else None
                 if rec is not None and rec.moving is None and int(msg["seq"]) == w.seq:
                     rec.moving = float(msg["at"])
+            elif op == UNSTALLED:
+                w.stalled.discard(link.rank)
             elif op == STALLED:
-                self.queue.put(("hint", w.job_id, link.rank, float(msg.get("waited", 0))))
+                w.stalled.add(link.rank)
+                self.queue.put(("hint", w.job_id, link.rank, float(msg.get("waited", 0)),
+                                self.clock()))
             elif op == DONE:
                 w.done.add(link.rank)
                 if len(w.done) == len(w.workers) and w.state in ("running", "fallback"):
@@ -765,11 +823,16 @@ class Supervisor:
 
 
 def _port_of(entry: TableEntry) -> int:
-    return int(entry.match["standard_metadata.ingress_port"])  # type: ignore[call-overload]
+    return _exact(entry.match["standard_metadata.ingress_port"])
 
 
 def _job_of(entry: TableEntry) -> int:
-    return int(entry.match["hdr.ina.job_id"])  # type: ignore[call-overload]
+    return _exact(entry.match["hdr.ina.job_id"])
+
+
+def _exact(value: object) -> int:
+    """An exact match's value, as written (a number) or as read back (``Exact``)."""
+    return int(getattr(value, "value", value))  # type: ignore[call-overload]
 
 
 def _has_cpu_route(client: P4RuntimeClient) -> bool:

@@ -19,10 +19,12 @@ only when the job's tree must change, never on the data path:
   channel to close), so that a fault at the very end still finds every agent to
   resend what the others lack.
 
-Agents also report ``stalled`` when their slots make no progress for a while: a hint
-that makes the controller probe sooner, never a verdict. Without a controller (it
-died, or is restarting) the job runs on, since the data plane needs none; the agent
-reconnects when a new controller listens on the same path.
+Agents also report ``stalled`` when their slots make no progress for a while (and
+``unstalled`` when they move again): a hint that makes the controller probe sooner and
+confirms what its probes say about the job's links, never a verdict of its own.
+Without a controller (it died, or is restarting) the job runs on, since the data
+plane needs none; the agent reconnects when a new controller listens on the same
+path.
 
 Messages are JSON objects, one per line, with an ``op`` (the constants below).
 ``JobControl`` is the agent's end; ``hosts.worker.Worker`` calls ``tick`` between
@@ -49,6 +51,7 @@ HELLO = "hello"  # job, rank, pid, state ("running" or "done")
 PROGRESS = "progress"  # seq, next, sent: the answer to a pause
 MOVING = "moving"  # seq: the first RESULT after resume seq
 STALLED = "stalled"  # waited: no RESULT for that long with chunks outstanding
+UNSTALLED = "unstalled"  # RESULTs come again after a stall
 DONE = "done"  # end: the run's last wire chunk + 1
 # controller -> agent
 PAUSE = "pause"  # seq
@@ -67,7 +70,8 @@ PAUSE_LIMIT = 300.0
 LINGER_LIMIT = 5.0
 """How long a finished agent waits for ``finish`` before it leaves anyway."""
 STALL_FLOOR = 0.2
-"""A stall is at least this long (and four smoothed RTTs)."""
+"""A stall is at least this long, and one and a half smoothed RTTs: every chunk in
+flight should have had its answer by then."""
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -243,7 +247,7 @@ class JobControl:
             self._remaining = run.remaining
         elif run.active and not self._stalled:
             srtt = run.estimator.srtt or 0.0
-            if now - self._last_move > max(STALL_FLOOR, 4 * srtt):
+            if now - self._last_move > max(STALL_FLOOR, 1.5 * srtt):
                 self._stalled = True
                 self.report.stalls += 1
                 self.send({"op": STALLED, "waited": round(now - self._last_move, 4)})
@@ -254,6 +258,8 @@ class JobControl:
 
     def _moved(self, now: float) -> None:
         self._last_move = now
+        if self._stalled:
+            self.send({"op": UNSTALLED})
         self._stalled = False
         if self._moving_seq is not None:
             self.send({"op": MOVING, "seq": self._moving_seq, "at": now})
