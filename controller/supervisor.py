@@ -635,15 +635,14 @@ class Supervisor:
                             "fabric to heal")
 
     def _partition(self, w: JobWatch, cut: list[str], groups: list[list[str]]) -> str:
+        """Which workers reach which, and what is down."""
         down = "; ".join(self.fabric.describe_down()) or "nothing"
-        if cut:
-            who = ", ".join(cut)
-            verb = "is" if len(cut) == 1 else "are"
-            text = f"{who} {verb} cut off from the other workers"
-        else:
-            text = ("the workers are split into " + " | ".join(", ".join(g) for g in groups)
-                    + ": no route joins them")
-        return f"job {w.job_id}: {text} (down: {down})"
+        parts = [[h] for h in cut] + groups
+        order = {h: i for i, h in enumerate(w.workers)}
+        parts.sort(key=lambda g: min(order[h] for h in g))
+        split = " | ".join(", ".join(g) for g in parts)
+        return (f"job {w.job_id}: the workers are split into {split}: no route joins them "
+                f"(down: {down})")
 
     def _check_holds(self, now: float) -> None:
         for w in list(self.watches.values()):

@@ -354,13 +354,14 @@ def cmd_agent(args: argparse.Namespace) -> int:
     from hosts.baselines.mesh import MeshError
     from hosts.baselines.tcp import ConnectError
     from hosts.protocol import AllReduceError
+    from hosts.transport import TransportError
 
     try:
         stats = run_agent(args)
     except AgentError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    except (AllReduceError, ConnectError, MeshError) as e:
+    except (AllReduceError, ConnectError, MeshError, TransportError) as e:
         print(f"{PROG}: all-reduce failed: {e}", file=sys.stderr)
         return 1
     c = stats["counters"]
