@@ -19,7 +19,7 @@ paths asked for.
 through the switches' CPU port, recovery of the jobs' trees, the agents' control
 channel); the in-network agents then get ``--control``. ``kill_controller`` ends the
 controller as a crash would and ``start_controller`` has a new one take over from the
-switches and the saved job state (``jobs.json`` in the work directory).
+switches and the saved job state (``topology.jobs.json`` in the work directory).
 
 The network holds ``topologies.netutil.mininet_lock`` while it runs (Mininet's
 interface names are global).
@@ -236,7 +236,9 @@ class AllReduceNet:
 
     @property
     def job_state(self) -> Path:
-        return self.work_dir / "jobs.json"
+        """Where the controller saves its jobs, in ``ina ctl``'s format and place (beside
+        ``topology.json`` in an ``ina net`` or ``ina run --cli`` session)."""
+        return self.work_dir / "topology.jobs.json"
 
     def supervise(self, settings: SupervisorSettings | None = None) -> Supervisor:
         """Put the controller on watch (see the module docstring)."""

@@ -39,7 +39,7 @@ class FaultSession:
     def __init__(self, net: AllReduceNet, options: RunOptions) -> None:
         self.net = net
         self.faults = parse_faults(options.faults)
-        settings = SupervisorSettings(probe_period=options.probe_period_ms / 1000.0,
+        settings = SupervisorSettings(probe_period=options.probe_period,
                                       fallback=options.fallback, hold=options.hold_s,
                                       ecmp=net.ecmp)
         self.first_supervisor = len(net.supervisors)

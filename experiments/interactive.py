@@ -189,7 +189,7 @@ def cluster_lines(net: AllReduceNet) -> list[str]:
 
 
 def supervisor_settings(options: RunOptions, ecmp: bool) -> SupervisorSettings:
-    return SupervisorSettings(probe_period=options.probe_period_ms / 1000.0,
+    return SupervisorSettings(probe_period=options.probe_period,
                               fallback=options.fallback, hold=options.hold_s, ecmp=ecmp)
 
 

@@ -125,6 +125,7 @@ def _s(value: float | None) -> str:
 
 def recovery_table(doc: dict[str, Any], markdown: bool = False) -> str:
     from experiments.show import format_table
+    from experiments.sweep import compact_count
 
     rows = []
     for m in doc["measurements"]:
@@ -140,7 +141,7 @@ def recovery_table(doc: dict[str, Any], markdown: bool = False) -> str:
             result = "exact" if check.get("ok") else ("FAILED" if check else "-")
         model = (m.get("model") or {}).get("seconds")
         rows.append([m.get("scenario", "?"), f"{o['topo']}: {f.get('fault', '?')}",
-                     o["target"], f"{o['size']:g}", _s(f.get("detection_s")),
+                     o["target"], compact_count(o["size"]), _s(f.get("detection_s")),
                      f.get("detected_by") or "-", _s(f.get("progress_s")),
                      "-" if f.get("chunks_resent") is None else str(f["chunks_resent"]),
                      went, _s(m.get("completion_s")), _s(model), result])
@@ -163,10 +164,11 @@ def readme_block(doc: dict[str, Any], figure: str) -> str:
         END])
 
 
-def publish_recovery(run_dir: Path, out: Path, readme: Path = README) -> None:
+def publish_recovery(run_dir: Path, out: Path, readme: Path | None = None) -> None:
     from experiments.results import load_results
     from ina.demo import replace_block
 
+    readme = readme or README
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(run_dir / "results.json", out / "results.json")
     if (run_dir / FIGURE).exists():
