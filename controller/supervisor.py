@@ -121,6 +121,8 @@ class JobWatch:
     workers: tuple[str, ...]
     slots: int
     links: dict[int, AgentLink] = field(default_factory=dict)
+    seen: set[int] = field(default_factory=set)  # ranks that said hello to this controller
+    done_since: float | None = None  # when the first rank of the run said it was done
     answers: dict[int, dict[int, dict[str, Any]]] = field(default_factory=dict)
     done: set[int] = field(default_factory=set)
     state: str = "running"
@@ -547,6 +549,7 @@ class Supervisor:
         w.seq += 1
         w.state = "paused"
         w.done.clear()
+        w.done_since = None
         w.stalled.clear()
         rec = Recovery(w.job_id, f"{cause['subject']} {cause['event']}", cause["at"])
         w.recoveries.append(rec)
@@ -644,8 +647,20 @@ class Supervisor:
         return (f"job {w.job_id}: the workers are split into {split}: no route joins them "
                 f"(down: {down})")
 
+    def _finish(self, w: JobWatch) -> None:
+        """Every agent is done: they may leave."""
+        if w.state in ("running", "fallback"):
+            w.state = "finished"
+            for link in w.links.values():
+                link.send({"op": FINISH})
+
     def _check_holds(self, now: float) -> None:
         for w in list(self.watches.values()):
+            # After a take-over, an agent that finished while no controller listened
+            # never says so: once the others are done, it does not hold them back.
+            if (w.done_since is not None and now - w.done_since >= 1.0
+                    and all(r in w.done or r not in w.seen for r in range(len(w.workers)))):
+                self._finish(w)
             if w.state == "waiting" and w.hold_until is not None and now >= w.hold_until:
                 self._abort(w, f"{w.reason}; the fabric did not heal within "
                                f"{self.settings.hold:g} s", w.recoveries[-1]
@@ -719,6 +734,7 @@ class Supervisor:
             op = msg["op"]
             if op == HELLO:
                 w.links[link.rank] = link
+                w.seen.add(link.rank)
                 if msg.get("state") == "done":
                     w.done.add(link.rank)
             elif op == PROGRESS:
@@ -736,10 +752,10 @@ class Supervisor:
                                 self.clock()))
             elif op == DONE:
                 w.done.add(link.rank)
-                if len(w.done) == len(w.workers) and w.state in ("running", "fallback"):
-                    w.state = "finished"
-                    for other in w.links.values():
-                        other.send({"op": FINISH})
+                if w.done_since is None:
+                    w.done_since = self.clock()
+                if len(w.done) == len(w.workers):
+                    self._finish(w)
 
     def _on_close(self, link: AgentLink) -> None:
         with self.lock:

@@ -67,8 +67,9 @@ SAMPLE = 0.05
 """The timeline's sampling period (seconds)."""
 PAUSE_LIMIT = 300.0
 """How long a paused agent waits for the controller's next word before it fails."""
-LINGER_LIMIT = 5.0
-"""How long a finished agent waits for ``finish`` before it leaves anyway."""
+LINGER_LIMIT = 15.0
+"""How long a finished agent waits for ``finish`` before it leaves anyway: longer than
+a switch takes to restart and a job to wait for the fabric to heal (``--hold``)."""
 STALL_FLOOR = 0.2
 """A stall is at least this long, and one and a half smoothed RTTs: every chunk in
 flight should have had its answer by then."""
