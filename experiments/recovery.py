@@ -152,13 +152,19 @@ def recovery_table(doc: dict[str, Any], markdown: bool = False) -> str:
 
 def readme_block(doc: dict[str, Any], figure: str) -> str:
     machine = doc["machine"]
+    runs = doc["measurements"]
+    bound = sum(1 for m in runs if m.get("cpu_bound"))
+    busy = (f" {bound} of the {len(runs)} runs were cpu_bound (the fidelity monitor saw "
+            "the machine's cores busy): their times describe the emulator as much as the "
+            "network." if bound else "")
     return "\n".join([
         BEGIN,
         f"Measured by `ina recovery` on {machine.get('cpus')} cores "
         f"({machine.get('cpu_model') or 'unknown CPU'}), git "
         f"{doc['git_revision'][:12]}, {doc['time'][:10]}; 10 Mbit/s links, K = 256, "
-        "probes every 100 ms; detected after: from the injection; moving after: from "
-        "the detection; model: the fault-free run's time:",
+        "probes every 100 ms on the built-in switch and 300 ms on BMv2; detected after: "
+        "from the injection; moving after: from the detection; model: the alpha-beta "
+        "model's time without the fault." + busy,
         "", recovery_table(doc, markdown=True), "",
         f"![Goodput over time of the first row's run, the fault marked]({figure})",
         END])
