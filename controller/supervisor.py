@@ -313,8 +313,9 @@ class Supervisor:
     def _read_probes(self, now: float) -> None:
         for name, client in self._clients().items():
             if client.stream_ended:
-                if name not in self.fabric.down_switches:
-                    self.queue.put(("switch_down", name, now, "its P4Runtime stream ended"))
+                if name not in self.fabric.down_switches:  # seen now, not when the pass began
+                    self.queue.put(("switch_down", name, self.clock(),
+                                    "its P4Runtime stream ended"))
                 continue
             for _ in range(10_000):
                 try:
