@@ -6,13 +6,15 @@ where it is installed, with fewer values: it aggregates a few thousand contribut
 second), all in one run directory, and prints one row per scenario and target: how
 long the controller took to detect the fault and by what, how long after that the job
 moved again, the wire chunks resent, what it went on with, its completion time against
-the model's fault-free one, and its result. ``--publish DIR`` copies the results and
-the timeline figure of the first scenario (goodput over time, the fault marked) into
-DIR and rewrites the README's block between ``recovery:begin`` and ``recovery:end``.
+the model's fault-free one, and its result. ``--publish DIR`` copies the results
+(less ``UNPUBLISHED``) and the timeline figure of the first scenario (goodput over
+time, the fault marked) into DIR and rewrites the README's block between
+``recovery:begin`` and ``recovery:end``.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from dataclasses import dataclass
@@ -23,6 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 FIGURE = "timeline.png"
 BEGIN, END = "<!-- recovery:begin -->", "<!-- recovery:end -->"
+UNPUBLISHED = ("workers", "monitor")
+"""What the published results leave out of every measurement (the run directory keeps
+it): every worker's own stats and the fidelity monitor's samples, most of the bytes."""
 
 
 @dataclass(frozen=True)
@@ -176,7 +181,11 @@ def publish_recovery(run_dir: Path, out: Path, readme: Path | None = None) -> No
 
     readme = readme or README
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(run_dir / "results.json", out / "results.json")
+    doc = json.loads((run_dir / "results.json").read_text())
+    for m in doc["measurements"]:  # the table's figures and the faults' records stay
+        for key in UNPUBLISHED:
+            m.pop(key, None)
+    (out / "results.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     if (run_dir / FIGURE).exists():
         shutil.copyfile(run_dir / FIGURE, out / FIGURE)
     figure = (out / FIGURE).resolve()
