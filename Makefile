@@ -4,7 +4,8 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup test test-quick lint demo demo-publish train-demo train-demo-publish clean
+.PHONY: setup test test-quick lint demo demo-publish train-demo train-demo-publish recovery \
+	recovery-publish clean
 
 setup:
 	./setup.sh
@@ -33,6 +34,14 @@ train-demo: setup
 # ... and publish it: docs/train/ and the README's time-to-accuracy block
 train-demo-publish: setup
 	$(BIN)/ina train experiments/train-demo.toml --publish docs/train
+
+# Faults: detection and recovery times, one fault of each kind (ina recovery)
+recovery: setup
+	$(BIN)/ina recovery
+
+# ... and publish them: docs/faults/ and the README's recovery table
+recovery-publish: setup
+	$(BIN)/ina recovery --publish docs/faults
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -223,9 +223,14 @@ class Job:
         return {name: sw.region_base for name, sw in self.switches.items()}
 
     def record(self) -> dict[str, Any]:
+        """The saved form. ``tree`` keeps the tree itself: one planned around a failed
+        link is not the one the whole topology would give."""
+        tree = {name: {"parent_port": node.parent_port,
+                       "children": [[c.port, c.node] for c in node.children]}
+                for name, node in self.tree.switches.items()}
         return {"job_id": self.job_id, "workers": list(self.workers), "slots": self.slots,
                 "root": self.tree.root, "regions": self.regions,
-                "mcast_grp": self.mcast_grp, "epoch": self.epoch}
+                "mcast_grp": self.mcast_grp, "epoch": self.epoch, "tree": tree}
 
 
 def plan_job(topo: Topology, job_id: int, workers: Sequence[str], slots: int,
@@ -463,7 +468,8 @@ class JobTable:
             table = cls(topology, int(data["total_slots"]), next_epoch=int(data["next_epoch"]))
             for rec in data["jobs"]:
                 workers = [str(w) for w in rec["workers"]]
-                tree = compute_tree(topology, workers, str(rec["root"]))
+                tree = (_saved_tree(str(rec["root"]), rec["tree"]) if "tree" in rec
+                        else compute_tree(topology, workers, str(rec["root"])))
                 regions = {str(k): int(v) for k, v in rec["regions"].items()}
                 if set(regions) != set(tree.switches):
                     raise ValueError(f"job {rec['job_id']}: regions on "
@@ -496,6 +502,18 @@ class JobTable:
         except (OSError, json.JSONDecodeError) as e:
             raise JobError(f"{path}: cannot read the job state: {e}") from None
         return cls.from_json(topology, data, str(path))
+
+
+def _saved_tree(root: str, saved: dict[str, Any]) -> Tree:
+    switches = {str(name): TreeSwitch(str(name),
+                                      tuple(Child(int(port), str(node))
+                                            for port, node in rec["children"]),
+                                      None if rec["parent_port"] is None
+                                      else int(rec["parent_port"]))
+                for name, rec in saved.items()}
+    if root not in switches:
+        raise ValueError(f"the saved tree has no root {root}")
+    return Tree(root, switches)
 
 
 def _key(switch: str, row: TableEntry) -> tuple[str, int]:

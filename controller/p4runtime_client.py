@@ -64,6 +64,13 @@ MAX_MESSAGE = 256 * 1024 * 1024
 # the call then fails with RESOURCE_EXHAUSTED instead of saying what went wrong.
 MAX_METADATA = 64 * 1024 * 1024
 
+RECONNECT_OPTIONS = [("grpc.use_local_subchannel_pool", 1),
+                     ("grpc.initial_reconnect_backoff_ms", 100),
+                     ("grpc.max_reconnect_backoff_ms", 500)]
+"""gRPC shares a connection's retry backoff between all the channels of a process to
+the same address, and backs off up to two minutes: a client that tries again to reach a
+switch that restarted would wait that long. Each channel keeps its own, short one."""
+
 
 @dataclass(frozen=True)
 class CounterValue:
@@ -127,7 +134,8 @@ class P4RuntimeClient:
             self.address, options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                                    ("grpc.max_send_message_length", MAX_MESSAGE),
                                    ("grpc.max_metadata_size", MAX_METADATA),
-                                   ("grpc.absolute_max_metadata_size", MAX_METADATA)])
+                                   ("grpc.absolute_max_metadata_size", MAX_METADATA),
+                                   *RECONNECT_OPTIONS])
         try:
             grpc.channel_ready_future(self._channel).result(timeout=wait)
         except grpc.FutureTimeoutError:
@@ -178,6 +186,12 @@ class P4RuntimeClient:
             if time.monotonic() > deadline:
                 raise ArbitrationError(f"{self._where}: no answer to the arbitration "
                                        f"update within {timeout:g} s")
+
+    @property
+    def stream_ended(self) -> bool:
+        """Whether the StreamChannel is gone (never opened, closed, or ended by the
+        switch: a switch whose process died ends it at once)."""
+        return self._stream is None or self._stream.done.is_set()
 
     @property
     def is_primary(self) -> bool:

@@ -59,6 +59,8 @@ class InNetwork:
                     "--timeout", f"{job.timeout_ms:g}", "--k", str(job.k),
                     "--scaling", job.scaling, "--size", str(job.size),
                     "--seed", str(job.seed), "--rank", str(rank), "--dist", job.dist]
+            if net.supervisor is not None:  # the controller watches: its control channel
+                args += ["--control", str(net.control_socket)]
             stem = out_dir / f"job{job.job_id}-{host}"
             out.append(AgentSpec(host, args, stem.with_suffix(".npy"),
                                  stem.with_suffix(".json")))

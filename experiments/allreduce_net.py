@@ -15,16 +15,24 @@ servers: the agents of remote hosts run there with the server's interpreter and 
 into the network's work directory on it, and their files are fetched back to the
 paths asked for.
 
+``supervise`` puts the controller on watch (``controller.supervisor``: liveness probes
+through the switches' CPU port, recovery of the jobs' trees, the agents' control
+channel); the in-network agents then get ``--control``. ``kill_controller`` ends the
+controller as a crash would and ``start_controller`` has a new one take over from the
+switches and the saved job state (``topology.jobs.json`` in the work directory).
+
 The network holds ``topologies.netutil.mininet_lock`` while it runs (Mininet's
 interface names are global).
 """
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
@@ -34,13 +42,26 @@ from typing import Any
 from controller.controller import Controller, install_static_arp
 from controller.jobs import Job
 from controller.pipeline import PipelineFiles
+from controller.supervisor import Supervisor, SupervisorSettings
 from controller.topology import Topology, sorted_names
 from experiments.jobspec import TARGETS, AgentSpec
 from experiments.options import PROGRAM_SLOTS, RunError
 from topologies.builder import combine_impairments, link_impairments
-from topologies.kernel_impair import HostLink, KernelImpairError, impair_host_links
+from topologies.kernel_impair import (
+    HostLink,
+    KernelImpairError,
+    clear_cuts,
+    impair_host_links,
+)
 from topologies.netutil import mininet_lock
-from topologies.nodes import BMv2Switch, InaSwitch, bmv2_missing, ina_command
+from topologies.nodes import (
+    LOG_ROOT,
+    MAX_SOCKET_PATH,
+    BMv2Switch,
+    InaSwitch,
+    bmv2_missing,
+    ina_command,
+)
 from topologies.spec import parse_topo_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +69,10 @@ PROGRAM = ROOT / "p4" / "aggregation.p4"
 AGENT_TIMEOUT = 300.0  # seconds an agent may take, start to finish
 ELECTION_ID = (0, 2)
 """The network's controller is the primary with this election id, above ``ina ctl``'s
-default (0, 1): ``ina ctl`` can read the running switches as a backup meanwhile."""
+default (0, 1): ``ina ctl`` can read the running switches as a backup meanwhile. A
+controller that takes over after one died uses the next one up: (0, 3), (0, 4), ..."""
+CPU_PORT = 255
+"""Every switch's CPU port (``--cpu-port``; ``p4/aggregation.p4``'s ``INA_CPU_PORT``)."""
 AGENT_COMMAND = [sys.executable, "-m", "hosts.agent_cli"]
 """``ina agent`` without the rest of ``ina``'s verbs, whose imports (gRPC, Mininet)
 would double the start-up time of every agent."""
@@ -89,6 +113,13 @@ class AllReduceNet:
     """Called with the agents' PIDs (host -> PID) the moment they are released."""
     link_impairments: dict[str, dict[int, str]] = field(default_factory=dict)
     """switch -> port -> the impairment of the topology's link there."""
+    files: PipelineFiles | None = None
+    supervisor: Supervisor | None = None
+    supervisors: list[Supervisor] = field(default_factory=list)
+    """Every supervisor this network had, killed ones included (their logs)."""
+    agent_procs: dict[str, Any] = field(default_factory=dict)
+    """host -> the agent process running there (while ``run_agents`` runs)."""
+    _starter: ThreadPoolExecutor | None = None
     _stack: ExitStack = field(default_factory=ExitStack)
 
     # ------------------------------------------------------------- lifecycle
@@ -109,13 +140,17 @@ class AllReduceNet:
                                    if self.pcap else {})
         self.link_impairments = link_impairments(topo)
         if self.target == "builtin":
-            node: Any = partial(InaSwitch, log_dir=logs, seed=self.seed, **capture)
+            node: Any = partial(InaSwitch, log_dir=logs, seed=self.seed, cpu_port=CPU_PORT,
+                                **capture)
         elif self.link_impairments:
             raise RunError(f"target {self.target}: the topology's links have delays or "
                            "losses, which need the built-in switch")
         else:
-            node = partial(BMv2Switch, log_dir=logs, **capture)
+            node = partial(BMv2Switch, log_dir=logs, cpu_port=CPU_PORT, **capture)
         lock = self._stack.enter_context(mininet_lock())
+        clear_cuts()  # a link an earlier run cut and never restored
+        self._starter = ThreadPoolExecutor(1, thread_name_prefix="switch-starter")
+        self._stack.callback(self._starter.shutdown)
         if self.cluster is None:
             self.net = Mininet(topo=topo, controller=None, build=False, switch=node)
         else:
@@ -129,10 +164,10 @@ class AllReduceNet:
             self.net.start()
             self.topology = Topology.from_mininet(topo, self.net)
             self.hosts = sorted_names(self.topology.hosts)
-            files = self.compile(self.work_dir / "build")
+            files = self.files = self.compile(self.work_dir / "build")
             self.controller = Controller(self.topology,
                                          election_id=ELECTION_ID).connect()
-            self._stack.callback(self.controller.close)
+            self._stack.callback(self._close_controller)
             self.controller.push_pipeline(files)
             self.controller.install_routes(ecmp=self.ecmp)
             install_static_arp(self.net, self.topology)
@@ -175,8 +210,102 @@ class AllReduceNet:
     @property
     def ctl(self) -> Controller:
         if self.controller is None:
-            raise RunError("the network is not started")
+            raise RunError("the network is not started" if self.files is None
+                           else "the network's controller is down")
         return self.controller
+
+    # ------------------------------------------------------------ supervision
+
+    @property
+    def ctl_topology(self) -> Topology:
+        """The controller's model of the network (also while the controller is down)."""
+        if self.topology is None:
+            raise RunError("the network is not started")
+        return self.topology
+
+    @property
+    def control_socket(self) -> Path:
+        """The agents' control channel (in the work directory, or in ``LOG_ROOT`` under
+        a digest of that path when it is too long for AF_UNIX)."""
+        path = self.work_dir.resolve() / "control.sock"
+        if len(str(path).encode()) > MAX_SOCKET_PATH:
+            digest = hashlib.sha1(str(path).encode()).hexdigest()[:16]
+            LOG_ROOT.mkdir(parents=True, exist_ok=True)
+            path = LOG_ROOT / f"control-{digest}.sock"
+        return path
+
+    @property
+    def job_state(self) -> Path:
+        """Where the controller saves its jobs, in ``ina ctl``'s format and place (beside
+        ``topology.json`` in an ``ina net`` or ``ina run --cli`` session)."""
+        return self.work_dir / "topology.jobs.json"
+
+    def supervise(self, settings: SupervisorSettings | None = None) -> Supervisor:
+        """Put the controller on watch (see the module docstring)."""
+        if self.supervisor is not None:
+            return self.supervisor
+        assert self.files is not None
+        sup = Supervisor(self.ctl, self.files, settings or SupervisorSettings(ecmp=self.ecmp),
+                         state_path=self.job_state, hub_path=self.control_socket)
+        self.supervisor = sup.start()
+        self.supervisors.append(sup)
+        return sup
+
+    def unsupervise(self) -> None:
+        """Stop watching; a controller that is down is started again first."""
+        if self.controller is None:
+            self.start_controller()
+        if self.supervisor is not None:
+            self.supervisor.stop()
+            self.supervisor = None
+
+    def kill_controller(self) -> None:
+        """The controller dies (see ``Supervisor.kill``); the switches run on."""
+        if self.supervisor is not None:
+            self.supervisor.kill()
+            self.supervisor = None
+        elif self.controller is not None:
+            self.controller.close()
+        self.controller = None
+
+    def start_controller(self) -> Supervisor:
+        """A new controller takes over the running switches (``Supervisor.take_over``)
+        with the next election id, and watches them."""
+        if self.controller is not None:
+            self.kill_controller()
+        assert self.files is not None and self.topology is not None
+        settings = self.supervisors[-1].settings if self.supervisors else \
+            SupervisorSettings(ecmp=self.ecmp)
+        election = (ELECTION_ID[0], ELECTION_ID[1] + len(self.supervisors))
+        sup = Supervisor.take_over(self.topology, self.files, settings,
+                                   state_path=self.job_state, hub_path=self.control_socket,
+                                   election_id=election)
+        self.controller = sup.ctl
+        self.supervisor = sup.start()
+        self.supervisors.append(sup)
+        return sup
+
+    def start_switch(self, name: str) -> None:
+        """Start switch ``name``'s process again (a fresh one: no program, tables or
+        registers), from a thread that lives as long as the network: a switch gets the
+        parent-death signal when the thread that started it ends
+        (``topologies.nodes.end_with_parent``)."""
+        if self._starter is None:
+            raise RunError("the network is not started")
+        sw = self.net.get(name)
+
+        def start() -> None:
+            sw.start([])
+            sw.wait_ready()
+
+        self._starter.submit(start).result()
+
+    def _close_controller(self) -> None:
+        if self.supervisor is not None:
+            self.supervisor.stop()
+            self.supervisor = None
+        if self.controller is not None:
+            self.controller.close()
 
     def switches(self) -> list[Any]:
         return [self.net.get(name) for name in sorted_names(self.ctl.topology.switches)]
@@ -225,10 +354,17 @@ class AllReduceNet:
 
     def create_job(self, job_id: int, workers: list[str], slots: int,
                    root: str | None = None, shrink: bool = False) -> Job:
+        if self.supervisor is not None:
+            return self.supervisor.create_job(job_id, workers, slots, root, shrink=shrink)
         return self.ctl.create_job(job_id, workers, slots=slots, root=root, shrink=shrink)
 
     def delete_job(self, job_id: int) -> None:
-        self.ctl.delete_job(job_id)
+        if self.controller is None and self.files is not None:
+            self.start_controller()  # the controller died: a new one removes the job
+        if self.supervisor is not None:
+            self.supervisor.delete_job(job_id)
+        else:
+            self.ctl.delete_job(job_id)
 
     # ---------------------------------------------------------------- agents
 
@@ -246,6 +382,7 @@ class AllReduceNet:
                 procs.append(self.net.get(a.host).popen(
                     argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, text=True, cwd=str(ROOT)))
+            self.agent_procs = {a.host: p for a, p in zip(agents, procs, strict=True)}
             for a, p in zip(agents, procs, strict=True):
                 line = p.stdout.readline()
                 if line.strip() != "ready":
@@ -277,6 +414,7 @@ class AllReduceNet:
                                       for path in (a.output, a.stats)])
             return out
         finally:
+            self.agent_procs = {}
             for p in procs:
                 if p.poll() is None:
                     p.kill()

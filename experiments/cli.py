@@ -53,7 +53,8 @@ def add_experiment_parsers(verbs: Any) -> None:
             p.add_argument(f.option, action=argparse.BooleanOptionalAction, default=None,
                            help=f.help)
         else:
-            p.add_argument(f.option, dest=f.attr, action="append" if f.axis else "store",
+            p.add_argument(f.option, dest=f.attr,
+                           action="append" if f.axis or f.repeated else "store",
                            default=None, metavar=f.metavar or f.attr.upper(), help=f.help)
     p.add_argument("--repeat", metavar="R", help="measure every point R times (default 1)")
     p.set_defaults(func=cmd_run)

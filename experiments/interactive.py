@@ -12,6 +12,14 @@ the point's job as ``ina run`` would (for ``ina``, the job on the switches) and 
 so ``ina ctl --topo RUN/topology.json ...`` reads the running switches from another
 shell (the session's controller stays the primary). SIGTERM ends the session as
 ``exit`` does, network torn down.
+
+The session's controller watches the network (``controller.supervisor``: probes every
+``--probe-period``, recovery of the job's tree, ``--fallback``, ``--hold``), and the
+prompt has one more command: ``fault SPEC`` does a fault now, or ``at TIME`` from now
+(``fault link s1-s3 down``, ``fault switch s2 restart``, ``fault controller restart at
+2s``, ``fault host h3 down``; ``experiments.faults``), and ``fault`` alone lists what
+the controller saw and did since the session started. Not on a cluster (the faults and
+the agents' control channel are this machine's).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller.supervisor import SupervisorSettings
 from experiments.allreduce_net import AllReduceNet, agent_files, need_root
 from experiments.jobs import get_algorithm
 from experiments.options import RunError, RunOptions
@@ -49,6 +58,8 @@ def run_interactive(options: RunOptions, with_job: bool, stdin: TextIO | None = 
                        cluster=options.cluster, slots=options.slots)
     with net:
         net.impair(impairment_spec(options.loss, options.duplicate) or "none")
+        if options.cluster is None:
+            net.supervise(supervisor_settings(options, net.ecmp))
         topology = net.ctl.topology
         topology.save(run_dir.path / "topology.json")
         lines = [f"network {options.topo} is up: {len(topology.switches)} switches "
@@ -104,9 +115,12 @@ def run_exercise_interactive(topo_file: str, program: str | None, target: str, p
 
 
 def prompt(net: AllReduceNet | Any, stdin: TextIO | None) -> None:
-    """Mininet's CLI on the running network, until the user leaves it."""
+    """Mininet's CLI on the running network (with the ``fault`` command where the
+    controller watches it), until the user leaves it."""
     from mininet.cli import CLI
     from mininet.log import setLogLevel
+
+    from experiments.fault_prompt import FaultCLI
 
     def leave(signum: int, frame: object) -> None:
         raise SystemExit(128 + signum)
@@ -114,7 +128,10 @@ def prompt(net: AllReduceNet | Any, stdin: TextIO | None) -> None:
     setLogLevel("output")  # the CLI's answers; not the set-up chatter
     previous = signal.signal(signal.SIGTERM, leave)
     try:
-        CLI(net.net, stdin=stdin or sys.stdin)
+        if isinstance(net, AllReduceNet) and net.supervisor is not None:
+            FaultCLI(net, stdin=stdin or sys.stdin)
+        else:
+            CLI(net.net, stdin=stdin or sys.stdin)
     finally:
         signal.signal(signal.SIGTERM, previous)
         setLogLevel("critical")
@@ -169,6 +186,11 @@ def cluster_lines(net: AllReduceNet) -> list[str]:
     cluster = net.net.cluster
     return [f"  on the servers of {cluster.path} ({cluster.tunnel} tunnels between them):",
             *format_placement(net.net.node_servers, cluster)]
+
+
+def supervisor_settings(options: RunOptions, ecmp: bool) -> SupervisorSettings:
+    return SupervisorSettings(probe_period=options.probe_period,
+                              fallback=options.fallback, hold=options.hold_s, ecmp=ecmp)
 
 
 def _target(target: str) -> str:

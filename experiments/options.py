@@ -20,6 +20,14 @@ from hosts.inputs import DISTRIBUTIONS, MAX_SIZE
 from hosts.quantize import Scaling
 from hosts.wire import ALLOWED_K
 
+PROBE_PERIOD_MS = {"builtin": 100.0, "bmv2": 300.0}
+"""The controller's default probe period per switch: BMv2 handles a few thousand
+packets a second, and its probes wait behind a job's packets for that long."""
+
+NO_FALLBACK = "none"
+"""``--fallback none``: an in-network job that the switches cannot serve fails, saying
+why, instead of running by a host-based algorithm."""
+
 ROUTINGS = ("ecmp", "shortest")
 """How the controller routes IPv4 between hosts: ``ecmp``, over every equal-cost path
 by a hash of the 5-tuple (where the program has ECMP), or ``shortest``, one shortest
@@ -71,8 +79,11 @@ class RunOptions:
     cluster: str | None = None  # a cluster file: the network on several servers
     jobs: tuple[JobEntry, ...] = ()  # several jobs at once (none: one job of every host)
     on_full: str = "refuse"  # one of ON_FULL
-    fallback: str = "ring"  # --on-full fallback: the host-based algorithm
+    fallback: str = "ring"  # a job the switches cannot serve runs this (or none)
     slots: int = PROGRAM_SLOTS  # the program's register slots, shared by its jobs
+    faults: tuple[str, ...] = ()  # experiments.faults specs, injected during the run
+    probe_period_ms: float | None = None  # the controller's probes; None: PROBE_PERIOD_MS
+    hold_s: float = 10.0  # how long a job nothing can serve waits for the fabric to heal
 
     def validate(self) -> None:
         """Raise ``RunError`` naming the first bad option."""
@@ -104,11 +115,18 @@ class RunOptions:
             if (self.loss or self.duplicate) and self.target != "builtin":
                 return (f"--cluster with --loss or --duplicate needs the built-in switch "
                         f"(on {self.target}, they come from this machine's kernel)")
+        if self.faults:
+            problem = self._check_faults(topo)
+            if problem:
+                return problem
         if self.loss and self.target != "builtin" and any(
                 topo.isSwitch(a) and topo.isSwitch(b) for a, b in topo.links()):
             return (f"--loss on {self.topo}'s links between switches needs the built-in "
                     f"switch (on {self.target}, loss comes from the kernel, on host links "
                     "only)")
+        if self.on_full == "fallback" and self.fallback == NO_FALLBACK:
+            return (f"--on-full fallback runs a job the switches have no room for by "
+                    f"--fallback, which is {NO_FALLBACK}")
         return self._jobs_problem(list(topo.hosts()))  # in natural order, as the net has them
 
     def _jobs_problem(self, hosts: list[str]) -> str | None:
@@ -164,6 +182,29 @@ class RunOptions:
                                f"{len(shared)} jobs" + (f" (besides the {len(named)} "
                                                         f"named)" if named else ""))
         return out
+
+    def _check_faults(self, topo: Any) -> str | None:
+        from experiments.allreduce_net import AGENT_TIMEOUT
+        from experiments.faults import check_faults, parse_faults
+
+        if self.cli:
+            return ("--fault schedules faults in a measured run; at the --cli prompt, "
+                    "inject them by hand with the fault command")
+        if self.cluster is not None:
+            return ("--fault needs the network on this machine, not --cluster (the faults "
+                    "and the agents' control channel are this machine's)")
+        if len(self.jobs) > 1:
+            return (f"--fault with --jobs {len(self.jobs)}: faults are injected into one "
+                    f"job at a time")
+        return check_faults(parse_faults(self.faults), topo.hosts(), topo.switches(),
+                            topo.links(), AGENT_TIMEOUT)
+
+    @property
+    def probe_period(self) -> float:
+        """Seconds between the controller's liveness probes (``PROBE_PERIOD_MS``)."""
+        ms = self.probe_period_ms if self.probe_period_ms is not None else \
+            PROBE_PERIOD_MS[self.target]
+        return ms / 1000.0
 
     def job(self, job_id: int, workers: Sequence[str]) -> JobSpec:
         """The job of this point, on ``workers`` (rank = position)."""
@@ -329,7 +370,33 @@ def _check_fallback(name: str) -> str | None:
     from experiments.algorithms import ALGORITHMS
 
     hosts = sorted(a for a in ALGORITHMS if a != "ina")
-    return None if name in hosts else f"not a host-based algorithm ({', '.join(hosts)})"
+    return None if name in (*hosts, NO_FALLBACK) else \
+        f"not a host-based algorithm ({', '.join(hosts)}) or {NO_FALLBACK}"
+
+
+def read_fault(value: Any) -> str:
+    """One fault spec (``experiments.faults``), written the way it reads back."""
+    from experiments.faults import FaultError, parse_fault
+
+    if not isinstance(value, str):
+        raise ValueError("expected a fault spec like 'link s1-s3 down at 1.5s'")
+    try:
+        return parse_fault(value).text
+    except FaultError as e:
+        raise ValueError(str(e).removeprefix(f"fault {' '.join(value.split())!r}: ")) from None
+
+
+def _check_faults(specs: tuple[str, ...]) -> str | None:
+    for spec in specs:
+        try:
+            read_fault(spec)
+        except ValueError as e:
+            return f"{spec!r}: {e}"
+    return None
+
+
+def _check_period(ms: float | None) -> str | None:
+    return None if ms is None or 10 <= ms <= 10_000 else "must be in [10, 10000] ms"
 
 
 def _check_dir(path: str) -> str | None:
@@ -378,6 +445,7 @@ class Field:
     help: str
     axis: bool = False  # a list in a sweep
     metavar: str | None = None
+    repeated: bool = False  # given once per value (--fault A --fault B), kept as a tuple
 
     @property
     def key(self) -> str:
@@ -390,7 +458,7 @@ class Field:
             value = self.read(raw)
         except ValueError as e:
             raise RunError(f"{where} {show_value(raw)}: {e}") from None
-        problem = self.check(value)
+        problem = self.check((value,) if self.repeated else value)
         if problem:
             raise RunError(f"{where} {show_value(value)}: {problem}")
         return value
@@ -431,9 +499,11 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
           metavar="|".join(ON_FULL),
           help="in-network: a job whose window the switches cannot give is refused "
                "(default), gets the slots that are free (shrink), or runs --fallback"),
-    Field("fallback", "--fallback", read_text, _check_fallback, metavar="ALGO",
-          help="--on-full fallback: the host-based algorithm such a job runs "
-               "(default ring)"),
+    Field("fallback", "--fallback", read_text, _check_fallback, metavar="ALGO|none",
+          help="the host-based algorithm an in-network job runs when the switches cannot "
+               "serve it: from its start with --on-full fallback, or from where it got "
+               "when no aggregation tree survives a fault (default ring; none: it "
+               "fails, saying why)"),
     Field("k", "--k", read_count, _one_of(ALLOWED_K), metavar="K",
           help=f"in-network: values per packet, {', '.join(map(str, ALLOWED_K))} "
                f"(default 64)"),
@@ -463,6 +533,16 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
     Field("cluster", "--cluster", read_text, _check_cluster, metavar="FILE.toml",
           help="run the network on the servers of a cluster file (Mininet Cluster "
                "Edition: hosts and switches over ssh, tunnels between servers)"),
+    Field("faults", "--fault", read_fault, _check_faults, repeated=True, metavar="SPEC",
+          help="inject a fault, repeatable: 'link s1-s3 down at 1.5s', 'link s1-s3 up at "
+               "3s', 'switch s2 down|up|restart at 1s', 'controller down|up|restart at "
+               "1s', 'host h3 down at 2s' (seconds from the agents' start)"),
+    Field("probe_period_ms", "--probe-period", read_number, _check_period, metavar="MS",
+          help="with faults: the controller's liveness probes go out every MS ms on "
+               "every link (default 100 on the built-in switch, 300 on BMv2)"),
+    Field("hold_s", "--hold", read_number, _range(0, 300, "[0, 300] s"), metavar="SECONDS",
+          help="with faults: how long a job that neither a tree nor the routes can serve "
+               "waits for the fabric to heal before it fails (default 10)"),
 )}
 assert set(FIELDS) == {f.name for f in fields(RunOptions)}, "every option has a Field"
 

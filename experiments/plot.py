@@ -8,10 +8,13 @@
   per (topology, link rate) at its largest size, when the run has two loss rates or more.
 - ``bytes_per_host``: bytes sent per host over the tensor's bytes, per algorithm,
   measured and modelled, payload and wire (frames); the largest size of each topology.
-- ``goodput_over_time``: one panel per measurement of several jobs at once (the first
-  ``MAX_TIMELINES``), each job's goodput over time (``experiments.job_results``), one
-  line per job, from the first job's start; a dotted line marks each job's start.
-  A run of one job at a time has none (and no note says so).
+- ``goodput_over_time``: one panel per measurement of several jobs at once or with
+  faults (the first ``MAX_TIMELINES``): each job's goodput over time
+  (``experiments.job_results``), one line per job, from the first job's start, a dotted
+  line marking each job's start; or the job's goodput from its agents' progress, the
+  faults marked where they were injected, detected and where the job moved again
+  (``experiments.fault_show``). A run of one job at a time without faults has none
+  (and no note says so).
 
 Points marked ``cpu_bound`` by the fidelity monitor are drawn hollow (and bars hatched):
 they describe the emulator, not the network. A figure the run has no data for is
@@ -272,13 +275,26 @@ def timeline_label(number: int, job: dict[str, Any]) -> str:
     return f"job {number} ({','.join(job['hosts'])}): {how}"
 
 
+def _over_time(m: dict[str, Any]) -> bool:
+    """Whether ``goodput_over_time`` has a panel for measurement ``m``."""
+    from experiments.fault_show import goodput_series
+
+    if several(m):
+        return any(j.get("timeline") for j in m["jobs"])
+    return bool(m.get("faults")) and goodput_series(m) is not None
+
+
 def plot_goodput_over_time(plt: Any, measurements: list[dict[str, Any]]) -> Any | None:
-    chosen = [m for m in measurements if several(m)
-              and any(j.get("timeline") for j in m["jobs"])][:MAX_TIMELINES]
+    from experiments.fault_show import draw_faults
+
+    chosen = [m for m in measurements if _over_time(m)][:MAX_TIMELINES]
     if not chosen:
         return None
     fig, axes = _panels(plt, len(chosen))
     for ax, m in zip(axes, chosen, strict=True):
+        if not several(m):
+            draw_faults(ax, m)
+            continue
         colors = _colors([str(n) for n in range(len(m["jobs"]))])
         for n, job in enumerate(m["jobs"]):
             line = job.get("timeline")
@@ -330,10 +346,13 @@ def draw_figures(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     fig = plot_goodput_over_time(plt, doc["measurements"])
     if fig is not None:  # (a run of one job at a time has no such figure to skip)
         figures["goodput_over_time"] = fig
-        count = sum(1 for m in doc["measurements"] if several(m))
+        count = sum(1 for m in doc["measurements"] if _over_time(m))
         if count > MAX_TIMELINES:
             notes.append(f"goodput_over_time: the first {MAX_TIMELINES} of the {count} "
-                         f"measurements of several jobs")
+                         f"measurements of several jobs or with faults")
+    elif any(m.get("faults") for m in doc["measurements"]):
+        notes.append("goodput_over_time: skipped, no measurement with faults has a "
+                     "timeline")
     return figures, notes
 
 

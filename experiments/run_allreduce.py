@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.allreduce_net import AllReduceNet, need_root
+from experiments.fault_run import FaultSession
 from experiments.job_results import (
     fill_several,
     job_error,
@@ -203,8 +204,11 @@ class NetworkRunner:
         monitor = self.monitor(net)
         before = switch_counters(net)
         outcomes: list[JobOutcome] = []
+        faults: FaultSession | None = None
         try:
             self.impair(net, options)
+            if options.faults:
+                faults = self.watch_faults(net, options)
             out_dir = self.run_dir.sub("agents") / f"p{point.index + 1:04d}"
             outcomes = run_jobs(net, jobs, out_dir, check=options.check,
                                 on_full=options.on_full, fallback=options.fallback)
@@ -224,7 +228,40 @@ class NetworkRunner:
                     report, counter_delta(before, after), hosts)
         if many and outcomes:
             fill_several(record, outcomes)
+        if faults is not None:
+            self.record_faults(record, faults, outcomes[0] if outcomes else None)
         return record
+
+    def watch_faults(self, net: AllReduceNet, options: RunOptions) -> FaultSession:
+        """The controller on watch and the faults ready to go when the agents start."""
+        faults = FaultSession(net, options)
+        release = net.agent_watch
+
+        def and_inject(agents: dict[str, int]) -> None:
+            faults.release()
+            if release is not None:
+                release(agents)
+
+        net.agent_watch = and_inject
+        return faults
+
+    def record_faults(self, record: dict[str, Any], faults: FaultSession,
+                      outcome: JobOutcome | None) -> None:
+        """What the faults did, into ``record``. A network whose links or switches they
+        touched is torn down (the next point starts a fresh one); after controller
+        faults alone the next point runs on the same switches, under the controller
+        that took over."""
+        keep = all(f.kind == "controller" for f in faults.faults)
+        try:
+            found = faults.finish(outcome)
+            if keep and self.net is not None:
+                self.net.unsupervise()
+        finally:
+            if not keep:
+                self.stop()
+        record["errors"] += found.pop("errors")
+        record.update(found)
+        record["ok"] = record["ok"] and not record["errors"]
 
     def _log(self, point: Point, error: BaseException) -> None:
         with open(self.run_dir.path / "errors.log", "a") as log:
@@ -321,7 +358,8 @@ def base_record(point: Point) -> dict[str, Any]:
             "bytes_sent_max": None, "bytes_received_per_host": None,
             "wire_bytes_sent_per_host": None, "check": None, "workers": [],
             "model": None, "monitor": None, "cpu_bound": False, "cpu_bound_reasons": [],
-            "switch_counters": {}, "jobs": []}
+            "switch_counters": {}, "jobs": [], "faults": [], "finished_with": None,
+            "timeline": None, "controller_events": []}
 
 
 def _mean(values: list[float]) -> float | None:
@@ -364,6 +402,27 @@ def fill_record(record: dict[str, Any], options: RunOptions, outcome: JobOutcome
         record["bytes_sent_max"] = max(sent)
     if len(received) == n:
         record["bytes_received_per_host"] = _mean(received)
+
+
+def fault_text(f: dict[str, Any]) -> str:
+    """What a fault did, in words (``experiments.fault_run`` records it)."""
+    if f.get("error"):
+        return f"FAILED: {f['error']}"
+    parts = [f"injected at {f['injected_s']:.3f} s"]
+    if f.get("detection_s") is not None:
+        parts.append(f"detected {f['detection_s']:.3f} s later ({f['detected_by']})")
+    if f.get("back_s") is not None:
+        parts.append(f"back at {f['back_s']:.3f} s")
+    if f.get("progress_s") is not None:
+        how = f"on a tree rooted at {f['root']}" if f.get("algorithm") == "ina" else \
+            f"by {f['algorithm']} on the hosts"
+        parts.append(f"the job moved again {f['progress_s']:.3f} s after the detection, "
+                     f"{how}, {f['chunks_resent']} chunks resent")
+    if f.get("job_error"):
+        parts.append(f"the job failed: {f['job_error']}")
+    elif f.get("note"):
+        parts.append(f["note"])
+    return "; ".join(parts)
 
 
 def result_text(m: dict[str, Any]) -> str:
@@ -486,6 +545,11 @@ def format_summary(results: dict[str, Any]) -> str:
             tcp = sum(c.get("tcp_retransmits", 0) for c in counters)
             lines.append(f"  bytes sent {sent} ({sent // len(counters)} per worker), "
                          f"TCP retransmissions {tcp}")
+    for f in results.get("faults") or []:
+        lines.append(f"  fault {f['fault']}: {fault_text(f)}")
+    if results.get("finished_with") not in (None, "ina"):
+        lines.append(f"  finished by {results['finished_with']} on the hosts (no tree could "
+                     "serve the job)")
     if results.get("cpu_bound"):
         lines.append("  cpu_bound: " + "; ".join(results["cpu_bound_reasons"]))
     check = results["check"]

@@ -207,6 +207,12 @@ def format_run(doc: dict[str, Any], markdown: bool = False) -> str:
                     "job's start; window: given/asked where the switches had fewer slots "
                     "free; model: the job alone):",
                 table(JOB_COLUMNS, jobs, markdown)]
+    from experiments.fault_show import fault_table
+
+    faults = fault_table(doc, markdown)
+    if faults:
+        out += ["", "faults (seconds from the agents' start; detected and moving again: "
+                    "after the injection and after the detection):", faults]
     if any(r.cpu_bound for r in rows) or any(m.get("cpu_bound") for m, _, _ in jobs):
         out += ["", CPU_BOUND_NOTE]
     return "\n".join(out)

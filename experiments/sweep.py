@@ -161,6 +161,9 @@ def build_sweep(settings: dict[str, Setting], name: str = "run") -> Sweep:
                 raise RunError(f"{s.where}: the list is empty")
             values = [f.parse(item, s.where) for item in items]
             axes[attr] = tuple(dict.fromkeys(values))
+        elif f.repeated:
+            items = s.raw if isinstance(s.raw, list) else [s.raw]
+            scalars[attr] = tuple(f.parse(item, s.where) for item in items)
         else:
             if isinstance(s.raw, list):
                 raise RunError(f"{s.where}: takes one value, not a list")

@@ -9,6 +9,9 @@
   sends per wake-up; ``hosts.mmsg`` receives and sends them with one system call.
 - ``hosts.transport``: UDP socket and in-memory transports.
 - ``hosts.worker``: ``Worker`` / ``allreduce`` over a transport.
+- ``hosts.control``: the agents' control channel to the controller (pause, resume,
+  fallback when the job's tree fails); ``hosts.fallback`` finishes a job on the hosts
+  with the switch's arithmetic.
 - ``hosts.baselines``: host-based all-reduce over TCP (ring, parameter server,
   sharded parameter server, halving-doubling), the baselines to compare against.
 - ``hosts.agent_cli``: ``ina agent``, one worker of any of them as a process.

@@ -32,6 +32,13 @@ wait still doubles on each timeout). The final smoothed RTT and RTO are in the s
 the agent handles them, while the window is busy: fewer wake-ups, so less CPU per
 chunk where eight agents and a switch share two cores.
 
+``--control SOCKET`` (``ina``) connects the agent to the controller's control channel
+(``hosts.control``): when a link or switch of the job's tree fails, the controller
+pauses the agents, installs a new tree and tells them where to continue, or has them
+finish over TCP (the stats then say ``control.finished_with``). The stats file gets
+the channel's report (``control``: the pauses, the chunks sent again, the fallback,
+the progress over time).
+
 Exit status: 0 on success, 1 when the all-reduce failed, 2 for bad arguments.
 """
 
@@ -100,6 +107,10 @@ def add_agent_parser(verbs: Any) -> None:
                      help=f"values per packet, the program's INA_K (default {DEFAULT_K})")
     ina.add_argument("--scaling", choices=[s.value for s in Scaling], default="tight",
                      help="quantizer scaling, the same on every worker (default tight)")
+    ina.add_argument("--control", metavar="SOCKET",
+                     help="the controller's control channel (a Unix socket): it pauses, "
+                          "resumes or falls back the job when its tree fails "
+                          "(hosts/control.py)")
     host = p.add_argument_group("host-based algorithms (--algo ring, ps, ps-sharded, hd)")
     host.add_argument("--peers", metavar="IP[:PORT],...",
                       help="every rank's address, in rank order (required)")
@@ -176,9 +187,10 @@ def settings_from(args: argparse.Namespace) -> Any:
 
 def check_algo_options(args: argparse.Namespace) -> None:
     """The options of the other kind of algorithm are mistakes, not silently ignored."""
-    ina_only = [("--job", args.job), ("--aggregator", args.aggregator)]
+    ina_only = [("--job", args.job), ("--aggregator", args.aggregator),
+                ("--control", args.control)]
     if args.algo == "ina":
-        missing = [o for o, v in [*ina_only, ("--workers", args.workers)] if v is None]
+        missing = [o for o, v in [*ina_only[:2], ("--workers", args.workers)] if v is None]
         if missing:
             raise AgentError(f"--algo ina needs {', '.join(missing)}")
         given = [o for o, v in (("--peers", args.peers), ("--ps-host", args.ps_host))
@@ -252,16 +264,23 @@ def _run_ina(args: argparse.Namespace) -> tuple[dict[str, Any], npt.NDArray[np.f
         transport = CountingTransport(UdpTransport(args.aggregator))
     except TransportError as e:
         raise AgentError(str(e)) from None
+    control = None
     try:
         try:
             worker = Worker(transport, args.job, args.workers, settings)
         except ValueError as e:
             raise AgentError(str(e)) from None
+        if args.control:
+            from hosts.control import JobControl
+
+            control = worker.control = JobControl(args.control, args.job, args.rank).start()
         if args.start_on_stdin:
             print("ready", flush=True)
             sys.stdin.readline()
         result = worker.allreduce(array)
     finally:
+        if control is not None:
+            control.close()
         transport.close()
     stats = _common_stats(args, args.workers, int(array.size), result.seconds,
                           transport.bytes_sent, transport.bytes_received)
@@ -272,6 +291,8 @@ def _run_ina(args: argparse.Namespace) -> tuple[dict[str, Any], npt.NDArray[np.f
                          "min_timeout_ms": settings.min_timeout * 1000.0,
                          "max_timeout_ms": settings.max_timeout * 1000.0,
                          "adaptive_timeout": settings.adaptive}
+    if control is not None:
+        stats["control"] = control.report.to_json()
     return stats, result.values
 
 
@@ -333,13 +354,14 @@ def cmd_agent(args: argparse.Namespace) -> int:
     from hosts.baselines.mesh import MeshError
     from hosts.baselines.tcp import ConnectError
     from hosts.protocol import AllReduceError
+    from hosts.transport import TransportError
 
     try:
         stats = run_agent(args)
     except AgentError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    except (AllReduceError, ConnectError, MeshError) as e:
+    except (AllReduceError, ConnectError, MeshError, TransportError) as e:
         print(f"{PROG}: all-reduce failed: {e}", file=sys.stderr)
         return 1
     c = stats["counters"]

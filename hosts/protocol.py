@@ -713,6 +713,52 @@ class AllReduceRun:
         return any(w >= 0 and self.first_seq[other] > first
                    for other, w in enumerate(self.awaited))
 
+    # -------------------------------------------------------------- recovery
+    # When the controller rebuilds the job's tree (a link or switch failed), every
+    # worker stops, reports ``progress`` and goes back to the first wire chunk that
+    # some worker lacks (``rewind``): the new tree's cells are empty (a new epoch), and
+    # every chunk from there is sent and summed again. The sums come out the same bits
+    # (each worker sends the same integers, the exponents are the same maximum), so a
+    # RESULT a worker had already is only replaced by itself.
+
+    def progress(self) -> tuple[int, int]:
+        """(the first wire chunk whose RESULT this worker lacks, the end of the wire
+        chunks it has sent): every chunk before the first has its RESULT here, none
+        from the second on was sent. ``(end, end)`` when the run is done."""
+        active = [w for w in self.awaited if w >= 0]
+        if not active:
+            return self.end, self.end
+        return min(active), max(active) + 1
+
+    def pause(self) -> None:
+        """Stop every timer: nothing is due until ``rewind``."""
+        self.deadlines = [math.inf] * self.settings.window
+
+    def rewind(self, start: int, now: float) -> Packets:
+        """Continue from wire chunk ``start`` (at most this worker's first missing one):
+        the packets of the new window. No transmission names one before the rewind."""
+        first, _ = self.progress()
+        if not self.base <= start <= first:
+            raise AllReduceError(f"job {self.job_id}: cannot continue from wire chunk "
+                                 f"{start}: this worker's chunks before {first} are done "
+                                 f"and its run starts at {self.base}")
+        s = self.settings.window
+        self.awaited = [-1] * s
+        self.active = 0
+        self.deadlines = [math.inf] * s
+        self.fetch_at = [math.inf] * s
+        self.prev = None
+        self.remaining = self.end - start
+        return self._emit([self._load(w, now) for w in range(start, min(self.end, start + s))])
+
+    def complete(self) -> None:
+        """Mark the run done: its sums and exponents were filled in some other way
+        (``hosts.fallback``)."""
+        self.awaited = [-1] * self.settings.window
+        self.active = 0
+        self.deadlines = [math.inf] * self.settings.window
+        self.remaining = 0
+
     # ---------------------------------------------------------------- result
 
     def result(self) -> npt.NDArray[np.float32]:

@@ -9,6 +9,7 @@ the worker handles what has queued up as one batch and answers with one ``send``
 
 from __future__ import annotations
 
+import errno
 import select
 import socket
 import threading
@@ -21,6 +22,9 @@ from hosts.mmsg import MmsgSocket, MmsgUnavailable
 from hosts.wire import INA_UDP_PORT
 
 MAX_BATCH = 1024
+_LINK_DOWN = (errno.ENETUNREACH, errno.ENETDOWN, errno.EHOSTUNREACH)
+"""Send errors of a host whose own link is down: its datagrams are lost, as on a cut
+wire, and the worker goes on (its timers, or the controller, decide what next)."""
 _DATAGRAM_MAX = 2048
 
 
@@ -79,6 +83,8 @@ class UdpTransport:
         try:
             self._io.send(packets)
         except OSError as e:
+            if e.errno in _LINK_DOWN:
+                return  # the host's own link is down: the datagrams are lost
             dest = self.destination
             raise TransportError(f"UDP transport: send to {dest[0]}:{dest[1]}: "
                                  f"{e.strerror or e}") from None

@@ -9,6 +9,10 @@ queued as one batch (after letting more gather for a moment while the window is 
 (``hosts.batch``).
 ``stats.cpu_seconds`` is the process's CPU time from the start of the all-reduce to its
 end (so it includes what other threads of the process spend meanwhile).
+
+With a ``control`` channel (``hosts.control``) the worker also obeys the controller
+when the job's tree changes: it looks at the channel between batches, and after its
+run waits for every worker to be done.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +36,14 @@ from hosts.protocol import (
     check_tensor,
 )
 from hosts.transport import Transport
+
+if TYPE_CHECKING:
+    from hosts.control import JobControl
+
+
+CONTROL_POLL = 0.05
+"""With a control channel, the longest the worker waits for datagrams before it looks
+at the channel."""
 
 
 @dataclass
@@ -50,6 +63,7 @@ class Worker:
     settings: WorkerSettings = field(default_factory=WorkerSettings)
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
+    control: JobControl | None = None
 
     def __post_init__(self) -> None:
         check_job(self.job_id, self.num_workers)
@@ -70,7 +84,7 @@ class Worker:
         t0 = self.clock()
         cpu0 = time.process_time()
         try:
-            self._drive(run)
+            done_at = self._drive(run)
         except AllReduceError as e:
             self.broken = str(e)
             raise
@@ -78,15 +92,28 @@ class Worker:
             run.stats.cpu_seconds = time.process_time() - cpu0
             self.stats.add(run.stats)
         self.next_base = run.end
-        seconds = self.clock() - t0
-        return AllReduceResult(run.result(), run.stats, seconds)
+        return AllReduceResult(run.result(), run.stats, done_at - t0)
 
-    def _drive(self, run: AllReduceRun) -> None:
-        clock, transport = self.clock, self.transport
+    def _drive(self, run: AllReduceRun) -> float:
+        """Drive ``run`` to its end; when it ended (the last time, if the controller
+        rewound it after that)."""
+        clock, transport, control = self.clock, self.transport, self.control
         transport.send(run.start_batch(clock()))
+        if control is not None:
+            control.begin(run, clock())
+        while True:
+            self._drive_once(run)
+            done_at = clock()
+            if control is None or not control.linger(run, transport):
+                return done_at
+
+    def _drive_once(self, run: AllReduceRun) -> None:
+        clock, transport, control = self.clock, self.transport, self.control
         while not run.done:
             deadline = run.next_deadline()
             wait = 0.0 if deadline is None else max(deadline - clock(), 0.0)
+            if control is not None:
+                wait = min(wait, CONTROL_POLL)
             batch = NO_DATAGRAMS
             if transport.wait(wait):
                 gather = run.gather_time()
@@ -98,6 +125,8 @@ class Worker:
             out = join(out, run.on_timer_batch(now))
             if len(out):
                 transport.send(out)
+            if control is not None:
+                control.tick(run, transport, clock())
 
 
 def allreduce(array: npt.NDArray[np.float32], *, job_id: int, num_workers: int,

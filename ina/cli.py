@@ -90,6 +90,7 @@ VERB_MODULES: dict[str, tuple[str, str]] = {
     "topo": ("ina.topo_cli", "add_topo_parsers"),
     "bench": ("ina.bench_cli", "add_bench_parser"),
     "net": ("ina.topo_cli", "add_topo_parsers"),
+    "recovery": ("experiments.recovery", "add_recovery_parser"),
 }
 
 

@@ -25,6 +25,14 @@
  *  - ecmp_nhop (ecmp_group, ecmp_index) -> forward(port, dst_mac): the group's member
  *    at that index (a miss drops; size 0 picks index 0, as size 1 does). Aggregation
  *    packets never reach ipv4_lpm: they follow the job's tree.
+ *  - ipv4_lpm -> to_cpu(): the packet goes to the controller (a PacketIn naming its
+ *    ingress port): the controller routes each switch's aggregator address there, so
+ *    the hosts' answers to its ICMP echo probes reach it.
+ * Controller packets (P4Runtime packet I/O, the CPU port INA_CPU_PORT): a PacketOut
+ * carries packet_out.egress_port and leaves on that port as it is (the controller's
+ * liveness probes); an LLDP frame (EtherType 0x88CC, a probe from the switch at the
+ * other end of a link) goes to the controller with packet_in.ingress_port. Nothing
+ * else reaches or comes from the CPU port.
  * Loss recovery (hosts/protocol.py): a contribution may name the cell of its sender's
  * previous transmission; when the sender's bit is missing there, the switch answers
  * with a NACK naming that cell: the header alone back to the sender instead of
@@ -40,8 +48,9 @@
  * runs. The switch cannot tell where a region ends: a worker's slot must stay below
  * the job's S.
  *
- * Defines: INA_K (values per packet: 8, 16, 32, 64, 128 or 256; default 64) and
- * INA_SLOTS (slots in the register arrays, shared by all jobs; default 256). */
+ * Defines: INA_K (values per packet: 8, 16, 32, 64, 128 or 256; default 64),
+ * INA_SLOTS (slots in the register arrays, shared by all jobs; default 256) and
+ * INA_CPU_PORT (the switch's CPU port, its --cpu-port; default 255). */
 #include <core.p4>
 #include <v1model.p4>
 #include "include/aggregation_headers.p4"
@@ -51,7 +60,29 @@
 #endif
 #define INA_CELLS (INA_SLOTS * 2)
 
+#ifndef INA_CPU_PORT
+#define INA_CPU_PORT 255
+#endif
+
+const bit<16> ETHERTYPE_LLDP = 0x88CC;
+
+/* In front of a frame the switch sends to the controller (a PacketIn's metadata). */
+@controller_header("packet_in")
+header packet_in_t {
+    bit<9> ingress_port;
+    bit<7> pad;
+}
+
+/* In front of a frame the controller sends (a PacketOut's metadata). */
+@controller_header("packet_out")
+header packet_out_t {
+    bit<9> egress_port;
+    bit<7> pad;
+}
+
 struct headers_t {
+    packet_in_t  packet_in;
+    packet_out_t packet_out;
     ethernet_t   ethernet;
     ipv4_t       ipv4;
     udp_t        udp;
@@ -82,6 +113,16 @@ struct metadata_t {
 parser InaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
     state start {
+        transition select(standard_metadata.ingress_port) {
+            INA_CPU_PORT: parse_packet_out;
+            default: parse_ethernet;
+        }
+    }
+    state parse_packet_out {
+        packet.extract(hdr.packet_out);
+        transition parse_ethernet;
+    }
+    state parse_ethernet {
         packet.extract(hdr.ethernet);
         transition select(hdr.ethernet.ether_type) {
             ETHERTYPE_IPV4: parse_ipv4;
@@ -167,6 +208,14 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
         mark_to_drop(standard_metadata);
     }
 
+    /* To the controller, naming the port the packet came in on. */
+    action to_cpu() {
+        standard_metadata.egress_spec = INA_CPU_PORT;
+        hdr.packet_in.setValid();
+        hdr.packet_in.ingress_port = standard_metadata.ingress_port;
+        hdr.packet_in.pad = 0;
+    }
+
     /* Back to the sender (the egress strips the values): its transmission to the
      * named cell did not arrive. */
     action ina_nack() {
@@ -193,7 +242,7 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
 
     table ipv4_lpm {
         key = { hdr.ipv4.dst_addr: lpm; }
-        actions = { forward; ecmp_group; drop; }
+        actions = { forward; ecmp_group; to_cpu; drop; }
         default_action = drop();
         size = 1024;
     }
@@ -231,6 +280,16 @@ control InaIngress(inout headers_t hdr, inout metadata_t meta,
     }
 
     apply {
+        if (hdr.packet_out.isValid()) {
+            /* From the controller: out of the port it names, unchanged. */
+            standard_metadata.egress_spec = hdr.packet_out.egress_port;
+            hdr.packet_out.setInvalid();
+            return;
+        }
+        if (hdr.ethernet.isValid() && hdr.ethernet.ether_type == ETHERTYPE_LLDP) {
+            to_cpu();  /* a liveness probe from the switch at the link's other end */
+            return;
+        }
         /* Not IPv4, or IPv4 with options (whose checksum this program could not
          * update): dropped. */
         if (!hdr.ipv4.isValid() || hdr.ipv4.ihl != 5) {
@@ -485,6 +544,7 @@ control InaComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
 
 control InaDeparser(packet_out packet, in headers_t hdr) {
     apply {
+        packet.emit(hdr.packet_in);
         packet.emit(hdr.ethernet);
         packet.emit(hdr.ipv4);
         packet.emit(hdr.udp);

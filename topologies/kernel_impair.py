@@ -14,6 +14,13 @@ end (``ingress``: frames the switch receives, ``egress``: frames it sends):
   of P of the frames the switch transmits. A copy may be copied again, so a frame has
   P / (1 - P) copies on average.
 
+A link that is cut (``cut_interface``): every frame a switch interface sends is
+dropped (a ``netdev`` egress hook, ``policy drop``), so a link is cut both ways by
+cutting both of its interfaces. This is how a link between two BMv2 switches goes down:
+taking an interface down (``ip link set ... down``) stops BMv2 from receiving on every
+one of its ports, for good (its libpcap read of the downed interface blocks its single
+receive thread).
+
 Delay and reordering have no kernel equivalent here (no netem): such a spec is
 refused. ``seed`` is accepted but cannot make the pattern repeatable: nftables draws
 its own random numbers. Loss on links between two switches is not emulated:
@@ -136,3 +143,30 @@ def impair_host_links(links: list[HostLink], spec: str,
         rules = switch_rules(config, link.switch_intf)
         if rules is not None:
             _nft([], rules, ["-f", "-"], f"switch interface {link.switch_intf}")
+
+
+CUT_PREFIX = "ina_cut_"
+
+
+def cut_interface(intf: str, cut: bool) -> None:
+    """Drop every frame ``intf`` (a switch interface, in the root namespace) sends
+    (``cut``), or stop dropping them."""
+    table = f"{CUT_PREFIX}{intf.replace('-', '_')}"
+    if not cut:
+        _nft([], None, ["delete", "table", "netdev", table], intf)
+        return
+    _nft([], f"table netdev {table} {{\n  chain egress {{ type filter hook egress device "
+             f"\"{intf}\" priority -100; policy drop; }}\n}}\n", ["-f", "-"],
+         f"switch interface {intf}")
+
+
+def clear_cuts() -> list[str]:
+    """Remove every cut (``cut_interface``) a run left behind: a netdev table outlives
+    its interface and hooks onto the next one of the same name. The tables removed."""
+    proc = subprocess.run(["nft", "list", "tables", "netdev"], capture_output=True,
+                          text=True)
+    names = [line.split()[-1] for line in proc.stdout.splitlines()
+             if line.startswith("table netdev ") and line.split()[-1].startswith(CUT_PREFIX)]
+    for name in names:
+        _nft([], None, ["delete", "table", "netdev", name], name, check=False)
+    return names

@@ -85,7 +85,9 @@ def segments(lo: int, hi: int, segment: int) -> list[slice]:
 
 
 def prepared(values: Floats) -> Floats:
-    """A private contiguous 1-D float32 copy of ``values`` to reduce into."""
-    if not isinstance(values, np.ndarray) or values.dtype != np.float32:
-        raise TypeError("all-reduce: expected a float32 numpy array")
-    return np.array(values.reshape(-1), dtype=np.float32, copy=True, order="C")
+    """A private contiguous 1-D copy of ``values`` to reduce into: float32, or int32,
+    whose sums wrap around as a switch's registers do (``hosts.fallback`` sums the
+    quantized integers of an in-network job that way)."""
+    if not isinstance(values, np.ndarray) or values.dtype not in (np.float32, np.int32):
+        raise TypeError("all-reduce: expected a float32 (or int32) numpy array")
+    return np.array(values.reshape(-1), dtype=values.dtype, copy=True, order="C")

@@ -67,7 +67,7 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
         t.wait([t.isend(r + 1, acc[s]) for s in whole])
         t.wait([t.irecv(r + 1, acc[s]) for s in whole])
         return Reduced(acc, {"steps": 0, "extra_steps": 2})
-    scratch = np.empty(acc.size, dtype=np.float32)
+    scratch = np.empty(acc.size, dtype=acc.dtype)
     extra = 0
     if r < 2 * rem:  # add the even neighbour's tensor
         _reduce_from(t, r - 1, acc, scratch, whole)

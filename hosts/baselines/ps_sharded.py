@@ -40,7 +40,7 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
     sends: list[Request] = [t.isend(b, acc[seg]) for b in others for seg in block(b)]
     mine = block(r)
     lo, hi = bounds[r], bounds[r + 1]
-    inbox = {w: np.empty(hi - lo, dtype=np.float32) for w in others}
+    inbox = {w: np.empty(hi - lo, dtype=acc.dtype) for w in others}
     parts = {w: [t.irecv(w, inbox[w][seg.start - lo:seg.stop - lo]) for seg in mine]
              for w in others}
     sums = [t.irecv(b, acc[seg]) for b in others for seg in block(b)]

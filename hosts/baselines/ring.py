@@ -45,7 +45,7 @@ def run(t: PeerTransport, values: Floats, settings: Settings) -> Reduced:
         b %= n
         return segments(bounds[b], bounds[b + 1], settings.segment)
 
-    scratch = np.empty(bounds[1] - bounds[0], dtype=np.float32)  # the longest block
+    scratch = np.empty(bounds[1] - bounds[0], dtype=acc.dtype)  # the longest block
     sends: list[Request] = [t.isend(right, acc[seg]) for seg in block(r)]
     # Reduce-scatter: add each arriving segment of block r - s - 1 and pass it on; at
     # the last step the block is complete and passing it on starts the all-gather.

@@ -185,15 +185,24 @@ def test_state_round_trip(tmp_path: Path) -> None:
     table.save(path)
     assert json.loads(path.read_text()) == {"total_slots": 128, "next_epoch": 3, "jobs": [
         {"job_id": 1, "workers": ["h3", "h4"], "slots": 16, "root": "s1",
-         "regions": {"s1": 16}, "mcast_grp": 2, "epoch": 2},
+         "regions": {"s1": 16}, "mcast_grp": 2, "epoch": 2,
+         "tree": {"s1": {"parent_port": None, "children": [[3, "h3"], [4, "h4"]]}}},
         {"job_id": 3, "workers": ["h1", "h2"], "slots": 16, "root": "s1",
-         "regions": {"s1": 0}, "mcast_grp": 1, "epoch": 1}]}
+         "regions": {"s1": 0}, "mcast_grp": 1, "epoch": 1,
+         "tree": {"s1": {"parent_port": None, "children": [[1, "h1"], [2, "h2"]]}}}]}
     again = JobTable.load(topo, path)
     assert (again.total_slots, again.next_epoch) == (128, 3)
     assert {j: again.jobs[j].switches for j in again.jobs} == {
         j: table.jobs[j].switches for j in table.jobs}
     assert again.create(2, ["h1"], slots=1).job.epoch == 3
     assert JobTable.load(topo, tmp_path / "none.json").jobs == {}
+    # A tree planned around a failed link comes back as it was, not as the whole
+    # topology would plan it.
+    ring = leafspine_job_state()
+    path.write_text(json.dumps(ring))
+    restored = JobTable.load(leafspine(), path).jobs[1]
+    assert restored.tree.root == "s3"
+    assert [restored.tree.parent(s) for s in ("s1", "s4", "s2")] == ["s4", "s2", "s3"]
     path.write_text('{"jobs": 3}')
     with pytest.raises(JobError, match="jobs.json: not a job state written by `ina ctl`"):
         JobTable.load(topo, path)
@@ -203,3 +212,20 @@ def test_state_round_trip(tmp_path: Path) -> None:
     with pytest.raises(JobError, match="jobs.json: not a job state written by `ina ctl`: "
                        "job 1: epoch 2 is not below next_epoch 2"):
         JobTable.load(topo, path)
+
+
+def leafspine() -> Topology:
+    from topologies.spec import parse_topo_spec
+
+    return Topology.from_mininet(parse_topo_spec("leafspine,2,2,2"))
+
+
+def leafspine_job_state() -> dict[str, object]:
+    """Job 1 of h1..h4 rooted at spine s3, planned with link s1-s3 down: s1 reaches s3
+    through s4 and s2."""
+    from controller.fabric import Fabric, LinkEnds
+
+    live = Fabric(leafspine(), down_links={LinkEnds.of("s1", 3, "s3", 1)}).live()
+    table = JobTable(live)
+    table.create(1, ["h1", "h2", "h3", "h4"], slots=8, root="s3")
+    return table.to_json()

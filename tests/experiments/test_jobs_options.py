@@ -68,7 +68,7 @@ def test_slots_are_part_of_the_network() -> None:
     (["--jobs", "5"], "--jobs 5: star,4 has 4 hosts for 5 jobs"),
     (["--on-full", "wait"], "--on-full wait: not one of refuse, shrink, fallback"),
     (["--fallback", "ina"], "--fallback ina: not a host-based algorithm (hd, ps, "
-                            "ps-sharded, ring)"),
+                            "ps-sharded, ring) or none"),
     (["--slots", "0"], "--slots 0: must be in [1, 65536]"),
     (["--window", "300"], "--window 300: must be in [1, 256] (and at most --slots)"),
     (["--slots", "16"], "--window 64: more than the program's 16 slots (--slots)"),

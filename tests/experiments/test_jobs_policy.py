@@ -42,6 +42,7 @@ class FakeNet:
         self.known: dict[int, JobSpec] = {}
         self.released: list[tuple[str, list[str], float]] = []
         self.created: list[tuple[int, int, bool]] = []
+        self.supervisor = None  # no controller on watch (faults): no control channel
 
     def create_job(self, job_id: int, workers: list[str], slots: int,
                    root: str | None = None, shrink: bool = False) -> Any:

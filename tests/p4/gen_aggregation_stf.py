@@ -793,6 +793,68 @@ def non_ipv4() -> Stf:
     return stf
 
 
+CPU_PORT = 255  # INA_CPU_PORT's default
+LLDP_MULTICAST = 0x0180C200000E
+
+
+def packet_in_header(ingress_port: int) -> bytes:
+    """``packet_in_t``: ingress_port (9 bits), then 7 zero bits."""
+    return (ingress_port << 7).to_bytes(2, "big")
+
+
+def packet_out_header(egress_port: int) -> bytes:
+    """``packet_out_t``: egress_port (9 bits), then 7 padding bits."""
+    return (egress_port << 7).to_bytes(2, "big")
+
+
+def controller_packets() -> Stf:
+    stf = Stf()
+    stf.comment(f"defines: {K8}\n"
+                "Packet I/O through the CPU port (255): a PacketOut's frame leaves on the "
+                "port its\npacket_out header names, unchanged; an LLDP frame (a probe "
+                "from a neighbour)\nand an IPv4 packet routed to to_cpu() go to the CPU "
+                "port behind a packet_in\nheader that names their ingress port.")
+    stf.raw(f"add ipv4_lpm hdr.ipv4.dst_addr:0x{AGGREGATOR_IP:08X}/32 to_cpu()")
+    stf.raw("add ipv4_lpm hdr.ipv4.dst_addr:0x0A000002/32 "
+            "forward(port:2, dst_mac:0x020000000002)")
+    probe = ethernet(LLDP_MULTICAST, 0x020000FF0001, 0x88CC) + bytes(range(40))
+    stf.blank()
+    stf.comment("A probe sent by the controller out of port 3, and one out of port 1.")
+    stf.packet(CPU_PORT, packet_out_header(3) + probe)
+    stf.expect(3, probe)
+    stf.packet(CPU_PORT, packet_out_header(1) + probe)
+    stf.expect(1, probe)
+    stf.wait()
+    stf.comment("A neighbour's probe arriving on port 2 goes to the controller.")
+    stf.packet(2, probe)
+    stf.expect(CPU_PORT, packet_in_header(2) + probe)
+    stf.wait()
+    echo = (ethernet(0x020000000001, SWITCH_MAC, 0x0800)
+            + ipv4(AGGREGATOR_IP, 0x0A000001, 12, protocol=1) + bytes.fromhex(
+                "0800F7FA0001000400000000"))
+    stf.comment("An ICMP echo request the controller sends to the host on port 1 leaves "
+                "as it is\n(its TTL too), and the host's reply to the aggregator address "
+                "comes back.")
+    stf.packet(CPU_PORT, packet_out_header(1) + echo)
+    stf.expect(1, echo)
+    reply = (ethernet(SWITCH_MAC, 0x020000000001, 0x0800)
+             + ipv4(0x0A000001, AGGREGATOR_IP, 12, protocol=1) + bytes.fromhex(
+                 "0000FFFA0001000400000000"))
+    stf.packet(1, reply)
+    stf.expect(CPU_PORT, packet_in_header(1) + reply)
+    stf.wait()
+    stf.comment("Other traffic is routed as before, and an aggregation packet with no "
+                "job is dropped.")
+    routed = ethernet(SWITCH_MAC, 0x020000000001, 0x0800) + ipv4(0x0A000001, 0x0A000002,
+                                                                 0, protocol=253)
+    stf.packet(1, routed)
+    stf.expect(2, ethernet(0x020000000002, SWITCH_MAC, 0x0800)
+               + ipv4(0x0A000001, 0x0A000002, 0, protocol=253, ttl=63))
+    stf.packet(1, contribution(worker(1), Agg(job=9, slot=0, version=0, chunk=0, values=[1] * 8)))
+    stf.wait()
+    return stf
+
+
 def two_workers_k64() -> Stf:
     stf = Stf()
     stf.comment("defines: -D INA_K=64\n"
@@ -839,6 +901,7 @@ SCENARIOS: dict[str, Callable[[], Stf]] = {
     "ecmp": ecmp,
     "non_ipv4": non_ipv4,
     "two_workers_k64": two_workers_k64,
+    "controller_packets": controller_packets,
 }
 
 

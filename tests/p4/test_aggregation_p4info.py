@@ -88,14 +88,24 @@ def test_ipv4_lpm_is_that_of_ipv4_forward_plus_ecmp(p4info: p4info_pb2.P4Info,
                                                     tmp_path: Path) -> None:
     table = _table(p4info, "ipv4_lpm")
     assert _keys(table) == [("hdr.ipv4.dst_addr", 32, LPM)]
-    assert _actions(p4info, table) == ({"forward", "ecmp_group", "drop"}, "drop")
+    assert _actions(p4info, table) == ({"forward", "ecmp_group", "to_cpu", "drop"}, "drop")
     assert _params(p4info, "forward") == [("port", 9), ("dst_mac", 48)]
+    assert _params(p4info, "to_cpu") == []
     forward_info = _compile(REPO_ROOT / "p4" / "ipv4_forward.p4", tmp_path)
     other = _table(forward_info, "ipv4_lpm")
     assert _keys(other) == _keys(table)
     assert _actions(forward_info, other) == ({"forward", "drop"}, "drop")
     assert _params(forward_info, "forward") == _params(p4info, "forward")
     assert not [t for t in forward_info.tables if t.preamble.alias == "ecmp_nhop"]
+
+
+def test_controller_headers(p4info: p4info_pb2.P4Info) -> None:
+    """Packet I/O: a PacketIn names the ingress port, a PacketOut the egress port; the
+    padding makes each header two bytes."""
+    found = {c.preamble.name: [(m.name, m.bitwidth) for m in c.metadata]
+             for c in p4info.controller_packet_metadata}
+    assert found == {"packet_in": [("ingress_port", 9), ("pad", 7)],
+                     "packet_out": [("egress_port", 9), ("pad", 7)]}
 
 
 def test_ecmp_nhop(p4info: p4info_pb2.P4Info) -> None:

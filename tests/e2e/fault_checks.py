@@ -1,0 +1,56 @@
+"""What a run with faults must show, shared by the end-to-end fault tests
+(``test_faults_e2e.py``) and the README's commands that run the same scenarios on the
+built-in switch (``test_faults_readme.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def exact(m: dict[str, Any]) -> None:
+    assert m["ok"], m["errors"]
+    assert m["check"]["ok"] and "bit-identical" in m["check"]["message"], m["check"]
+
+
+def link_of_the_tree_went_down(m: dict[str, Any], target: str) -> None:
+    """leafspine,2,2,2 with s1-s3, a link of the job's tree (rooted at spine s3), down:
+    the tree moves to s4. On the built-in switch (a million values, 10 Mbit/s,
+    K = 256) the controller detects it within 0.5 s and the job moves again within
+    1 s of that."""
+    exact(m)
+    [f] = m["faults"]
+    assert (f["detected_by"], f["algorithm"], f["root"]) == ("probes", "ina", "s4"), f
+    assert f["chunks_resent"] >= 0 and m["finished_with"] == "ina"
+    if target == "builtin":
+        assert f["detection_s"] <= 0.5, f
+        assert f["progress_s"] <= 1.0, f
+    assert any(e["event"] == "recovered" for e in m["controller_events"])
+
+
+def switch_restarted(m: dict[str, Any]) -> None:
+    """star,4's only switch killed and a fresh one started: re-provisioned, exact."""
+    exact(m)
+    [f] = m["faults"]
+    assert f["back_s"] is not None and f["root"] == "s1", f
+    assert f["progress_s"] is not None, f
+    ups = [e for e in m["controller_events"] if e["event"] == "up"]
+    assert ups and "re-provisioned" in ups[0]["detail"], ups
+
+
+def controller_replaced(measurements: list[dict[str, Any]]) -> None:
+    """Two repeats with the controller killed at 1 s in each: both jobs exact, each
+    controller taken over from the saved state, the second job created by a new
+    controller (a higher election id) on the same switches."""
+    for m in measurements:
+        exact(m)
+        [f] = m["faults"]
+        assert f["back_s"] is not None and f["injected_s"] < f["back_s"] < 1.0 + 10, f
+        [take] = [e for e in m["controller_events"] if e["event"] == "take-over"]
+        assert "1 job(s) from the saved state" in take["detail"]
+    assert [m["job"]["job_id"] for m in measurements] == [1, 2]
+    ids = [e["election_id"] for m in measurements for e in m["controller_events"]
+           if e["event"] == "take-over"]
+    assert ids[1] > ids[0], ids
+    # one network for both: the second job ran on the switches the first one did
+    assert len(list(Path(measurements[0]["run_dir"]).glob("net*"))) == 1
