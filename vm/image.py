@@ -46,10 +46,11 @@ VM = ROOT / "vm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 DEFAULT_BMV2 = ROOT.parent / "shared" / "bmv2"
 DISK_SIZE = "8G"
-# Debian's packages for the tools the build runs on the host, by command.
-HOST_TOOLS = {"debootstrap": "debootstrap", "qemu-img": "qemu-utils",
+# Debian's packages for what the build needs on the host, by command or file.
+HOST_NEEDS = {"debootstrap": "debootstrap", "qemu-img": "qemu-utils",
               "qemu-system-x86_64": "qemu-system-x86", "mkfs.ext4": "e2fsprogs",
-              "unshare": "util-linux", "chroot": "coreutils"}
+              "unshare": "util-linux", "chroot": "coreutils",
+              "/usr/share/keyrings/debian-archive-keyring.gpg": "debian-archive-keyring"}
 # Where vm/guest's files go in the image, and their modes.
 GUEST_FILES = {
     "ina-vm-job": ("usr/local/sbin/ina-vm-job", 0o755),
@@ -129,8 +130,12 @@ def _remove(path: Path) -> None:
 
 def need_host_tools() -> None:
     """The build's tools on the host, installed with apt when missing (as setup.sh does)."""
-    missing = sorted({pkg for cmd, pkg in HOST_TOOLS.items()
-                      if shutil.which(cmd) is None and not Path("/usr/sbin", cmd).exists()})
+    def present(need: str) -> bool:
+        if need.startswith("/"):
+            return Path(need).exists()
+        return shutil.which(need) is not None or Path("/usr/sbin", need).exists()
+
+    missing = sorted({pkg for need, pkg in HOST_NEEDS.items() if not present(need)})
     if not missing:
         return
     if shutil.which("apt-get") is None:
