@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 IMAGE_DIR = ROOT / "build" / "vm"
 CONSOLE_LOG = ROOT / "build" / "vm-console.log"
 CANNOT_RUN = 125
-MARKER = re.compile(rb"^ina-vm: exit status (\d+)\r?$")
+# The guest's last line, also when the job's output did not end its own line.
+MARKER = re.compile(rb"ina-vm: exit status (\d+)\r?$")
 
 
 class BootError(RuntimeError):
@@ -92,9 +93,9 @@ def run_job(machine: Machine, job: str, console: Path = CONSOLE_LOG,
     """Boot, run ``job`` (shell commands, in the project, as root) and stream its output to
     stdout; its exit status."""
     console.parent.mkdir(parents=True, exist_ok=True)
-    # The job writes to a serial port, a terminal: pytest colours its output for this
-    # terminal only if it is one.
-    colours = f"export PY_COLORS={int(sys.stdout.isatty())}\n"
+    # The job writes to a pipe (vm/guest/ina-vm-job): pytest colours its output when it
+    # comes to a terminal here, and Python writes it out as it goes.
+    colours = f"export PY_COLORS={int(sys.stdout.isatty())} PYTHONUNBUFFERED=1\n"
     with tempfile.TemporaryDirectory(prefix="ina-vm-") as tmp:
         disk = Path(tmp) / "job.tar"
         tree.pack(ROOT, disk, colours + job)
@@ -137,7 +138,7 @@ def _stream(proc: subprocess.Popen[bytes], timeout: float | None) -> int | None:
         out.flush()
         *complete, line = (line + data).split(b"\n")
         for text in complete:
-            match = MARKER.match(text)
+            match = MARKER.search(text)
             if match:
                 try:
                     proc.wait(timeout=30)

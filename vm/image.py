@@ -263,6 +263,7 @@ def build_image(cache: Path, mirror: str, bmv2: Path | None) -> Path:
                 "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "build_seconds": round(time.monotonic() - started), "inputs": parts}
         (work / "info.json").write_text(json.dumps(info, indent=2) + "\n")
+        work.chmod(0o755)
         work.rename(final)
     finally:
         _remove(work)

@@ -86,6 +86,9 @@ def test_the_job_status_line_ends_the_stream(capfdbinary: pytest.CaptureFixture[
                             stdout=subprocess.PIPE)
     assert boot._stream(proc, timeout=30) == 3
     assert capfdbinary.readouterr().out.endswith(b"..\nina-vm: exit status 3\n")
+    proc = subprocess.Popen(["printf", "no newline at its endina-vm: exit status 0\\n"],
+                            stdout=subprocess.PIPE)
+    assert boot._stream(proc, timeout=30) == 0
     proc = subprocess.Popen(["printf", "Kernel panic\\n"], stdout=subprocess.PIPE)
     assert boot._stream(proc, timeout=30) is None
     proc = subprocess.Popen(["sleep", "30"], stdout=subprocess.PIPE)
