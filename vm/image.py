@@ -14,8 +14,8 @@ checkout, or CI, builds the image once and reuses it:
    them is given; then ``image.qcow2`` (one ext4 file system, no partitions) with the
    kernel (``vmlinuz``) and ``initrd.img`` beside it, which qemu boots directly. The key
    covers the base, the files of this stage (``vm/image.py``, ``vm/tree.py``,
-   ``vm/provision.sh``, ``vm/guest/``), ``setup.sh``, ``pyproject.toml`` and the BMv2
-   build.
+   ``vm/provision.sh``, ``vm/guest/``), ``setup.sh`` and what it installs from
+   (``pyproject.toml``, ``interop/``) and the BMv2 build.
 
 The rest of the tree is not in the key: every boot copies the current tree over the
 image's copy and runs ``./setup.sh`` there (``vm/guest/ina-vm-job``), so editing the
@@ -105,8 +105,12 @@ def base_key(mirror: str) -> str:
 def image_key(mirror: str, bmv2: Path | None) -> tuple[str, dict[str, str]]:
     """The image's key and what it was computed from (kept in the image's info.json)."""
     parts = {"base": base_key(mirror), "mirror": mirror}
-    inputs = [ROOT / "setup.sh", ROOT / "pyproject.toml", VM / "image.py", VM / "tree.py",
-              VM / "provision.sh", *sorted((VM / "guest").iterdir())]
+    # What ./setup.sh installs from: the project's pyproject.toml and the packages of
+    # interop/ it installs beside it.
+    setup = [ROOT / "setup.sh", ROOT / "pyproject.toml",
+             *(ROOT / name for name in tree.project_files(ROOT) if name.startswith("interop/"))]
+    inputs = [*setup, VM / "image.py", VM / "tree.py", VM / "provision.sh",
+              *sorted((VM / "guest").iterdir())]
     for path in inputs:
         parts[str(path.relative_to(ROOT))] = _sha256_file(path)
     if bmv2 is not None:

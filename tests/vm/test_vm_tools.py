@@ -67,8 +67,8 @@ def test_pack_outside_git_leaves_out_the_environment(tmp_path: Path) -> None:
 def test_image_key_covers_what_goes_into_the_image(tmp_path: Path) -> None:
     key, parts = image.image_key(image.DEFAULT_MIRROR, None)
     assert key == image.image_key(image.DEFAULT_MIRROR, None)[0]
-    assert {"setup.sh", "pyproject.toml", "vm/provision.sh", "vm/guest/ina-vm-job",
-            "vm/image.py", "base"} <= set(parts)
+    assert {"setup.sh", "pyproject.toml", "interop/p4config/pyproject.toml",
+            "vm/provision.sh", "vm/guest/ina-vm-job", "vm/image.py", "base"} <= set(parts)
     assert "README.md" not in parts and "vm/boot.py" not in parts
     assert image.image_key("http://mirror.example/debian", None)[0] != key
     bmv2 = tmp_path / "bmv2"
