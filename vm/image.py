@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from vm import tree
@@ -46,6 +46,10 @@ VM = ROOT / "vm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 DEFAULT_BMV2 = ROOT.parent / "shared" / "bmv2"
 DISK_SIZE = "8G"
+# How many images and Debian bases the cache keeps (the most recently used ones): every
+# change to what goes into the image makes a new one, of about 1.5 GB.
+KEEP_IMAGES = 3
+KEEP_BASES = 2
 # Debian's packages for what the build needs on the host, by command or file.
 HOST_NEEDS = {"debootstrap": "debootstrap", "qemu-img": "qemu-utils",
               "qemu-system-x86_64": "qemu-system-x86", "mkfs.ext4": "e2fsprogs",
@@ -275,6 +279,22 @@ def build_image(cache: Path, mirror: str, bmv2: Path | None) -> Path:
     return final
 
 
+def prune(cache: Path, *used: Path) -> None:
+    """Mark ``used`` as just used; remove all but the ``KEEP_IMAGES`` most recently used
+    images and ``KEEP_BASES`` bases (a VM running from a removed image keeps its open
+    file)."""
+    for path in used:
+        with suppress(OSError):  # a base that was removed, a cache of another user
+            os.utime(path)
+    for pattern, keep in (("image-*", KEEP_IMAGES), ("base-*.tar", KEEP_BASES)):
+        # Only finished ones: image-KEY/ and base-KEY.tar, not a build's work directory.
+        done = [p for p in cache.glob(pattern) if "." not in p.name.removesuffix(".tar")]
+        done.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in done[keep:]:
+            say(f"removing {old}, the least recently used")
+            _remove(old)
+
+
 def link(image: Path) -> None:
     """``build/vm`` names the image in use."""
     build = ROOT / "build"
@@ -321,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
             need_host_tools()
         with locked(cache):
             image = build_image(cache, args.mirror, bmv2)
+            prune(cache, image, cache / f"base-{base_key(args.mirror)}.tar")
         link(image)
     except BuildError as e:
         print(f"vm: error: {e}", file=sys.stderr)

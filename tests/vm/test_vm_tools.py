@@ -5,6 +5,7 @@ expands them."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -79,6 +80,23 @@ def test_image_key_covers_what_goes_into_the_image(tmp_path: Path) -> None:
     assert with_bmv2 != key and "bmv2/bmv2-p4c.tar.xz" in bmv2_parts
     (bmv2 / "bmv2-p4c.tar.xz").write_bytes(b"2")
     assert image.image_key(image.DEFAULT_MIRROR, bmv2)[0] != with_bmv2
+
+
+def test_prune_keeps_the_most_recently_used(tmp_path: Path) -> None:
+    names = ["image-a", "image-b", "image-c", "image-d", "image-e.x1y2", "base-a.tar",
+             "base-b.tar", "base-c.tar", "base.x1y2"]
+    for age, name in enumerate(names):
+        path = tmp_path / name
+        if name.endswith(".tar"):
+            path.write_text("x")
+        else:
+            (path / "sub").mkdir(parents=True)
+        os.utime(path, (1000 - age, 1000 - age))  # image-a the newest
+    image.prune(tmp_path, tmp_path / "image-d", tmp_path / "base-c.tar",
+                tmp_path / "base-gone.tar")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "base-a.tar", "base-c.tar", "base.x1y2", "image-a", "image-b", "image-d",
+        "image-e.x1y2"]
 
 
 def test_the_job_status_line_ends_the_stream(capfdbinary: pytest.CaptureFixture[bytes]) -> None:
