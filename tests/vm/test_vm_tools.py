@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -29,6 +30,7 @@ def _names(path: Path) -> dict[str, tarfile.TarInfo]:
         return {info.name: info for info in tar.getmembers()}
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git (not in the tests' VM)")
 def test_pack_holds_the_git_tree_and_the_job(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "sub").mkdir(parents=True)
@@ -116,7 +118,9 @@ def test_the_job_status_line_ends_the_stream(capfdbinary: pytest.CaptureFixture[
     proc.wait()
 
 
-def test_qemu_command(tmp_path: Path) -> None:
+def test_qemu_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The command, not qemu itself: also where qemu is not installed (inside the VM).
+    monkeypatch.setattr(boot.shutil, "which", lambda name: f"/usr/bin/{name}")
     for name in ("image.qcow2", "vmlinuz", "initrd.img"):
         (tmp_path / name).write_text("x")
     argv = boot.Machine(image=tmp_path, accel="tcg").argv(tmp_path / "job.tar")
