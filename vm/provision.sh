@@ -35,7 +35,9 @@ id ina >/dev/null 2>&1 || useradd --create-home --shell /bin/bash --groups sudo 
 echo 'ina:ina' | chpasswd
 echo 'ina ALL=(ALL) NOPASSWD:ALL' > /etc/sudoers.d/ina
 chmod 440 /etc/sudoers.d/ina
-passwd --lock root >/dev/null
+# root has no password ('*': none matches), but is not locked ('!'): sshd refuses a locked
+# account even with a key, which the cluster tests' second server needs.
+usermod --password '*' root
 
 systemctl enable systemd-networkd.service ina-vm-job.service
 # The machine ID is made at every boot; no first-boot questions on the console.
