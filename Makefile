@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: setup test test-quick lint demo demo-publish train-demo train-demo-publish recovery \
-	recovery-publish clean
+	recovery-publish clean vm vm-test vm-shell
 
 setup:
 	./setup.sh
@@ -42,6 +42,25 @@ recovery: setup
 # ... and publish them: docs/faults/ and the README's recovery table
 recovery-publish: setup
 	$(BIN)/ina recovery --publish docs/faults
+
+# The suite in a Debian 12 VM (the README's "The tests in a VM"): `make vm` builds the
+# image or reuses the cached one, `make vm-test PYTEST_ARGS="-m 'not slow'"` runs the
+# suite inside it, `make vm-shell` gives a prompt inside. BMV2=DIR puts that BMv2 + p4c
+# build into the image (BMV2=none leaves it out; default ../shared/bmv2 when present);
+# VM_ACCEL=tcg runs without KVM; VM_MIRROR=URL chooses the Debian mirror.
+PYTHON3 ?= python3
+VM_IMAGE_ARGS = $(if $(filter none,$(BMV2)),--no-bmv2,$(if $(BMV2),--bmv2 $(BMV2))) \
+	$(if $(VM_MIRROR),--mirror $(VM_MIRROR))
+VM_BOOT = $(PYTHON3) -m vm.boot $(if $(VM_ACCEL),--accel $(VM_ACCEL))
+
+vm:
+	$(strip $(PYTHON3) -m vm.image $(VM_IMAGE_ARGS))
+
+vm-test: vm
+	$(strip $(VM_BOOT) test -- $(PYTEST_ARGS))
+
+vm-shell: vm
+	$(strip $(VM_BOOT) shell)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
