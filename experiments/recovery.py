@@ -177,7 +177,7 @@ def readme_block(doc: dict[str, Any], figure: str) -> str:
 
 def publish_recovery(run_dir: Path, out: Path, readme: Path | None = None) -> None:
     from experiments.results import load_results
-    from ina.demo import replace_block
+    from ina.demo import figure_link, replace_block
 
     readme = readme or README
     out.mkdir(parents=True, exist_ok=True)
@@ -188,12 +188,7 @@ def publish_recovery(run_dir: Path, out: Path, readme: Path | None = None) -> No
     (out / "results.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     if (run_dir / FIGURE).exists():
         shutil.copyfile(run_dir / FIGURE, out / FIGURE)
-    figure = (out / FIGURE).resolve()
-    try:
-        link = str(figure.relative_to(readme.resolve().parent))
-    except ValueError:
-        link = str(figure)
-    block = readme_block(load_results(out), link)
+    block = readme_block(load_results(out), figure_link(out / FIGURE, readme))
     readme.write_text(replace_block(readme.read_text(), block, BEGIN, END))
 
 

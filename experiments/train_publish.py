@@ -45,15 +45,10 @@ def readme_block(doc: dict[str, Any], figure: str) -> str:
 
 def publish_training(run_dir: Path, out: Path, readme: Path = README) -> None:
     from experiments.results import load_results
-    from ina.demo import replace_block
+    from ina.demo import figure_link, replace_block
 
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(run_dir / "results.json", out / "results.json")
     shutil.copyfile(run_dir / "plots" / FIGURE, out / FIGURE)
-    figure = (out / FIGURE).resolve()
-    try:
-        link = str(figure.relative_to(readme.resolve().parent))
-    except ValueError:
-        link = str(figure)
-    block = readme_block(load_results(out), link)
+    block = readme_block(load_results(out), figure_link(out / FIGURE, readme))
     readme.write_text(replace_block(readme.read_text(), block, BEGIN, END))

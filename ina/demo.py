@@ -100,6 +100,16 @@ def readme_block(doc: dict[str, Any], figure: str) -> str:
     return "\n".join(lines)
 
 
+def figure_link(figure: Path, readme: Path) -> str:
+    """How ``readme`` links ``figure``: relative to the README's folder when the figure
+    lies below it (as docs/ does), else by its absolute path."""
+    figure = figure.resolve()
+    try:
+        return str(figure.relative_to(readme.resolve().parent))
+    except ValueError:
+        return str(figure)
+
+
 def replace_block(text: str, block: str, begin: str = BEGIN, end: str = END) -> str:
     pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
     if not pattern.search(text):
@@ -113,10 +123,5 @@ def publish_demo(run_dir: Path, out: Path, readme: Path = README) -> None:
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(run_dir / "results.json", out / "results.json")
     shutil.copyfile(run_dir / "plots" / FIGURE, out / FIGURE)
-    figure = (out / FIGURE).resolve()
-    try:
-        link = str(figure.relative_to(readme.resolve().parent))
-    except ValueError:
-        link = str(figure)
-    block = readme_block(load_results(out), link)
+    block = readme_block(load_results(out), figure_link(out / FIGURE, readme))
     readme.write_text(replace_block(readme.read_text(), block))

@@ -103,7 +103,7 @@ def test_a_switch_that_exits_is_reported_with_its_log(make_net: Callable[..., An
 def test_a_switch_that_never_listens_times_out(make_net: Callable[..., Any],
                                                tmp_path: Path) -> None:
     net = make_net(partial(FakeInaSwitch, log_dir=tmp_path, ready_timeout=0.5,
-                           stop_timeout=2, extra_args=["--mode", "silent"]))
+                           stop_timeout=10, extra_args=["--mode", "silent"]))
     with pytest.raises(StartError, match=r"did not listen on 127.0.0.1:\d+ within 0.5 s"):
         net.start()
     sw = net.get(SWITCH)
