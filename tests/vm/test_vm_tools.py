@@ -152,6 +152,11 @@ def _vm_section() -> str:
     return README[start:README.index("\n## ", start + 1)]
 
 
+# A make run by this suite's own make (`make test`) would inherit its flags and print
+# "Entering directory" lines around what it would run.
+TOP_MAKE = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
 def _make_commands() -> list[str]:
     blocks = re.findall(r"```\n(.*?)```", _vm_section(), re.S)
     return [line.split("#")[0].strip() for block in blocks for line in block.splitlines()
@@ -166,7 +171,7 @@ def test_readme_make_commands_expand_to_the_vm_tools() -> None:
                 "python3 -m vm.boot shell"]
     for command, last in zip(commands, expected, strict=True):
         proc = subprocess.run(f"{command} -n", shell=True, cwd=ROOT, capture_output=True,
-                              text=True, timeout=60)
+                              text=True, timeout=60, env=TOP_MAKE)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.split("\n")[-2].strip() == last, proc.stdout
 
@@ -174,7 +179,7 @@ def test_readme_make_commands_expand_to_the_vm_tools() -> None:
 def test_make_passes_the_options_on() -> None:
     proc = subprocess.run(["make", "-n", "vm-test", "VM_ACCEL=tcg", "BMV2=none",
                            "VM_MIRROR=http://mirror.example/debian", "PYTEST_ARGS=tests/vm"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+                          cwd=ROOT, capture_output=True, text=True, timeout=60, env=TOP_MAKE)
     assert proc.stdout.split("\n")[:2] == [
         "python3 -m vm.image --no-bmv2 --mirror http://mirror.example/debian",
         "python3 -m vm.boot --accel tcg test -- tests/vm"]
