@@ -76,6 +76,29 @@ MININET_LOCK = Path("/tmp/ina-mininet/mininet.lock")
 MININET_PORT_NAME = re.compile(r"[a-z][a-z0-9]*\d-eth\d+")
 
 
+def interfaces(kind: str | None = None) -> list[str]:
+    """The names of this namespace's network interfaces (only of ``ip link`` type
+    ``kind``, such as ``veth``, when given); none without iproute2."""
+    try:
+        shown = subprocess.run(["ip", "-o", "link", "show", *(["type", kind] if kind else [])],
+                               capture_output=True, text=True, check=False).stdout
+    except OSError:
+        return []
+    names = []
+    for line in shown.splitlines():
+        fields = line.split(":", 2)
+        if len(fields) == 3:
+            names.append(fields[1].strip().partition("@")[0])
+    return names
+
+
+def delete_interfaces(names: list[str]) -> list[str]:
+    """Delete the interfaces (a veth pair goes with either end); those deleted."""
+    return [name for name in names
+            if subprocess.run(["ip", "link", "del", name], capture_output=True,
+                              check=False).returncode == 0]
+
+
 def leftover_ports() -> list[str]:
     """The veth interfaces in this namespace named as Mininet names a node's ports.
 
@@ -84,28 +107,12 @@ def leftover_ports() -> list[str]:
     "RTNETLINK answers: File exists". While the Mininet lock is held no network of the
     project runs, so any such interface is a leftover.
     """
-    try:
-        shown = subprocess.run(["ip", "-o", "link", "show", "type", "veth"],
-                               capture_output=True, text=True, check=False).stdout
-    except OSError:  # no iproute2: no network could have been built either
-        return []
-    names = []
-    for line in shown.splitlines():
-        fields = line.split(":", 2)
-        if len(fields) == 3:
-            name = fields[1].strip().partition("@")[0]
-            if MININET_PORT_NAME.fullmatch(name):
-                names.append(name)
-    return names
+    return [name for name in interfaces("veth") if MININET_PORT_NAME.fullmatch(name)]
 
 
 def remove_leftover_ports(told: Callable[[str], None]) -> list[str]:
-    """Delete :func:`leftover_ports` (a veth pair goes with either end) and say which."""
-    removed = []
-    for name in leftover_ports():
-        done = subprocess.run(["ip", "link", "del", name], capture_output=True, check=False)
-        if done.returncode == 0:
-            removed.append(name)
+    """Delete :func:`leftover_ports` and say which."""
+    removed = delete_interfaces(leftover_ports())
     if removed:
         told(f"removed {len(removed)} interface(s) left by a Mininet network that did not "
              f"end: {', '.join(removed)}")

@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 
+from topologies.netutil import delete_interfaces, interfaces
+
 TAG_VARIABLE = "INA_CLUSTER"
 TOOLS = ("mnexec", "setpriv", "ip", "tar", "ethtool", "tc")
 TERM_GRACE = 3.0
@@ -140,18 +142,12 @@ def switch_interfaces(switches: list[str]) -> list[str]:
     if not switches:
         return []
     pattern = re.compile(rf"^(?:{'|'.join(map(re.escape, switches))})-eth\d+$")
-    done = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True)
-    names = [line.split(":")[1].strip().split("@")[0] for line in done.stdout.splitlines()
-             if line.count(":") >= 2]
-    return [n for n in names if pattern.match(n)]
+    return [n for n in interfaces() if pattern.match(n)]
 
 
 def clean(tag: str, work_dir: Path, switches: list[str]) -> dict[str, object]:
     killed = end_processes(tag)
-    deleted = []
-    for name in switch_interfaces(switches):
-        if subprocess.run(["ip", "link", "del", name], capture_output=True).returncode == 0:
-            deleted.append(name)
+    deleted = delete_interfaces(switch_interfaces(switches))
     shutil.rmtree(work_dir, ignore_errors=True)
     return {"processes": killed, "interfaces": deleted, "work_dir_removed":
             not work_dir.exists()}
