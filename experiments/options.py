@@ -20,9 +20,14 @@ from hosts.inputs import DISTRIBUTIONS, MAX_SIZE
 from hosts.quantize import Scaling
 from hosts.wire import ALLOWED_K
 
-PROBE_PERIOD_MS = {"builtin": 100.0, "bmv2": 300.0}
-"""The controller's default probe period per switch: BMv2 handles a few thousand
-packets a second, and its probes wait behind a job's packets for that long."""
+WINDOW = {"builtin": 64, "bmv2": 16}
+"""An in-network job's default window (chunks in flight) per switch. BMv2 handles a
+few hundred aggregation packets a second: 16 chunks per worker already keep it busy,
+and a larger window only queues packets in it (which delays everything behind them,
+the controller's liveness probes too) and overflows its queues."""
+
+PROBE_PERIOD_MS = {"builtin": 100.0, "bmv2": 100.0}
+"""The controller's default probe period per switch."""
 
 NO_FALLBACK = "none"
 """``--fallback none``: an in-network job that the switches cannot serve fails, saying
@@ -65,7 +70,7 @@ class RunOptions:
     loss: float = 0.0  # per switch port and direction
     duplicate: float = 0.0  # per switch port and direction
     target: str = "builtin"
-    window: int = 64
+    window: int | None = None  # chunks in flight; None: WINDOW[target]
     k: int = 64
     scaling: str = "tight"
     timeout_ms: float = 100.0
@@ -131,7 +136,7 @@ class RunOptions:
 
     def _jobs_problem(self, hosts: list[str]) -> str | None:
         """What is wrong with the jobs (``--jobs``, ``[[job]]``) and their windows."""
-        windows = [("--window", self.window)] + [
+        windows = [("--window", self.job_window)] + [
             (f"{e.where or f'job {i}'}: window", e.window)
             for i, e in enumerate(self.jobs, 1) if e.window is not None]
         for what, window in windows:
@@ -206,10 +211,15 @@ class RunOptions:
             PROBE_PERIOD_MS[self.target]
         return ms / 1000.0
 
+    @property
+    def job_window(self) -> int:
+        """A job's window: ``--window``, or the switch's default (``WINDOW``)."""
+        return self.window if self.window is not None else WINDOW[self.target]
+
     def job(self, job_id: int, workers: Sequence[str]) -> JobSpec:
         """The job of this point, on ``workers`` (rank = position)."""
         return JobSpec(job_id, tuple(workers), self.size, self.dist, self.seed,
-                       self.window, self.k, self.scaling, self.timeout_ms, self.root,
+                       self.job_window, self.k, self.scaling, self.timeout_ms, self.root,
                        self.ps_host, self.segment, self.algo)
 
     def job_specs(self, new_id: Callable[[], int], hosts: Sequence[str]) -> list[JobSpec]:
@@ -222,7 +232,7 @@ class RunOptions:
             job = self.job(new_id(), workers)
             out.append(replace(job, algo=entry.algo or self.algo,
                                size=entry.size or self.size,
-                               window=entry.window or self.window, start=entry.start,
+                               window=entry.window or self.job_window, start=entry.start,
                                ps_host=self.ps_host if self.ps_host in workers else None))
         return out
 
@@ -322,7 +332,7 @@ def _one_of(choices: Any) -> Callable[[Any], str | None]:
 
 def _range(low: float, high: float, text: str) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
-        return None if low <= value <= high else f"must be in {text}"
+        return None if value is None or low <= value <= high else f"must be in {text}"
     return check
 
 
@@ -487,7 +497,8 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
           help="the switch: builtin (ina switch) or bmv2 (simple_switch_grpc)"),
     Field("window", "--window", read_count,
           _range(1, MAX_WINDOW, f"[1, {MAX_WINDOW}] (and at most --slots)"), metavar="S",
-          help="in-network: chunks in flight = the job's slots (default 64)"),
+          help=f"in-network: chunks in flight = the job's slots (default "
+               f"{WINDOW['builtin']}, {WINDOW['bmv2']} on BMv2)"),
     Field("slots", "--slots", read_count, _range(1, MAX_SLOTS, f"[1, {MAX_SLOTS}]"),
           metavar="N",
           help=f"the register slots of the switches' program (INA_SLOTS), which its jobs "

@@ -167,7 +167,8 @@ def readme_block(doc: dict[str, Any], figure: str) -> str:
         f"Measured by `ina recovery` on {machine.get('cpus')} cores "
         f"({machine.get('cpu_model') or 'unknown CPU'}), git "
         f"{doc['git_revision'][:12]}, {doc['time'][:10]}; 10 Mbit/s links, K = 256, "
-        "probes every 100 ms on the built-in switch and 300 ms on BMv2; detected after: "
+        "probes every 100 ms, windows of 64 chunks on the built-in switch and 16 on BMv2; "
+        "detected after: "
         "from the injection; moving after: from the detection; model: the alpha-beta "
         "model's time without the fault." + busy,
         "", recovery_table(doc, markdown=True), "",

@@ -71,7 +71,7 @@ def model_for(options: RunOptions, workers: int) -> dict[str, Any] | None:
         shape = shape_of(options.topo)
     except ShapeError:
         shape = None
-    m = ModelInput(workers, options.size, options.bw, k=options.k, window=options.window,
+    m = ModelInput(workers, options.size, options.bw, k=options.k, window=options.job_window,
                    shape=shape if shape and shape.hosts == workers else None)
     prediction = predict(options.algo, m)
     return prediction.to_json() if prediction else None

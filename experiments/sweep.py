@@ -129,7 +129,8 @@ class Sweep:
                         for rep in range(self.repeat):
                             for algo in self.values("algo"):
                                 options = replace(self.base, topo=topo, bw=bw, loss=loss,
-                                                  size=size, algo=algo)
+                                                  size=size, algo=algo,
+                                                  window=self.base.job_window)
                                 out.append(Point(len(out), options, rep))
         return out
 

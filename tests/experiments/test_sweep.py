@@ -72,7 +72,9 @@ def test_routing_is_part_of_the_network() -> None:
 
 def test_defaults_make_one_point() -> None:
     [point] = parse().points()
-    assert point.options == RunOptions()
+    assert point.options == RunOptions(window=64)  # the built-in switch's default window
+    [point] = parse("--target", "bmv2").points()
+    assert point.options.window == 16
     assert point.label == "ina star,4 size=1e5 unshaped loss=0 #1"
 
 
