@@ -193,9 +193,18 @@ def publish_recovery(run_dir: Path, out: Path, readme: Path | None = None) -> No
     readme.write_text(replace_block(readme.read_text(), block, BEGIN, END))
 
 
+RECOVERY_HELP = (
+    "Measure the README's recovery table: every scenario (an ina run point with one "
+    "fault, 10 Mbit/s links, K = 256, the result checked) on each target, all in one "
+    "run directory; print one row per scenario and target: how long the controller took "
+    "to detect the fault and by what, how long after that the job moved again, the wire "
+    "chunks resent, what it went on with, its completion time against the model's "
+    "fault-free one, and its result.")
+
+
 def add_recovery_parser(verbs: Any) -> None:
     p = verbs.add_parser("recovery", help="measure the README's recovery table (root)",
-                         description=__doc__)
+                         description=RECOVERY_HELP)
     p.add_argument("--target", default="builtin,bmv2", metavar="T[,T]",
                    help="the switches (default builtin,bmv2: BMv2 where installed)")
     p.add_argument("--runs-dir", default="runs", metavar="DIR",

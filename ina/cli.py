@@ -125,7 +125,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="copy the results and the figure into DIR and rewrite the README's "
                         "demo block from them")
     p.set_defaults(func=cmd_demo)
+    _plain_descriptions(parser)
     return parser
+
+
+def _plain_descriptions(parser: argparse.ArgumentParser) -> None:
+    """Verbs whose description is their module's docstring print it without the
+    docstring's markup (``name`` becomes name)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                if sub.description:
+                    sub.description = sub.description.replace("``", "")
+                _plain_descriptions(sub)
 
 
 def main(argv: list[str] | None = None) -> int:
