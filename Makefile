@@ -15,7 +15,7 @@ lint: setup
 	$(BIN)/mypy
 
 test: setup lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=25
 
 test-quick: setup
 	$(BIN)/pytest -q -m "not slow" -x
