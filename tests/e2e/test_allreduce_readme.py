@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from readme_sections import blocks, section
 
 from experiments.allreduce_net import need_root
 from hosts.inputs import exact_sum, generate
@@ -25,11 +26,8 @@ from topologies.netutil import free_tcp_port, mininet_lock
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## In-network all-reduce\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
-BLOCKS = re.findall(r"```(\w*)\n(.*?)```", SECTION, re.S)
-RUN_BLOCK, SCRIPT, CTL_BLOCK, PROMPT_BLOCK = (text for _, text in BLOCKS)
+SECTION = section("In-network all-reduce")
+RUN_BLOCK, SCRIPT, CTL_BLOCK, PROMPT_BLOCK = blocks(SECTION)
 
 
 @pytest.fixture(autouse=True)

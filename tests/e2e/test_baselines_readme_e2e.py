@@ -4,21 +4,18 @@ written (as root), with a temporary ``--runs-dir``."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from readme_sections import blocks, section
 
 from experiments.allreduce_net import need_root
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Host-based all-reduce")
-SECTION = README[START:README.index("\n## ", START + 1)]
-RUN_BLOCK = re.findall(r"```\n(.*?)```", SECTION, re.S)[0]
+RUN_BLOCK = blocks(section("Host-based all-reduce (the baselines)"), "")[0]
 
 
 @pytest.mark.parametrize("command", RUN_BLOCK.strip().splitlines())

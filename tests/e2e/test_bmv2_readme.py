@@ -11,16 +11,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from readme_sections import blocks, section
 
 from experiments.allreduce_net import need_root, target_missing
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## In-network all-reduce on BMv2\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
-[RUN_BLOCK] = re.findall(r"```\n(.*?)```", SECTION, re.S)
+SECTION = section("In-network all-reduce on BMv2")
+[RUN_BLOCK] = blocks(SECTION, "")
 
 
 @pytest.mark.parametrize("command", RUN_BLOCK.strip().splitlines())

@@ -24,18 +24,16 @@ from pathlib import Path
 
 import pytest
 from cluster_helpers import SecondServer, second_server, tagged_processes, wait_for
+from readme_sections import blocks, section
 
 from topologies.cluster.spec import ClusterFileError, load_cluster_file
 from topologies.netutil import mininet_lock
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Past one machine: Mininet Cluster Edition\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
-BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```$", SECTION, re.S | re.M)
-[FILE] = [text for lang, text in BLOCKS if lang == "toml"]
+SECTION = section("Past one machine: Mininet Cluster Edition")
+[FILE] = blocks(SECTION, "toml")
 COMMANDS = [line.removeprefix("sudo .venv/bin/ina ").split()
-            for lang, text in BLOCKS if not lang for line in text.splitlines()]
+            for text in blocks(SECTION, "") for line in text.splitlines()]
 SMALL = "20000"
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from readme_sections import blocks, section
 
 from controller import Lpm, P4RuntimeClient
 from topologies.netutil import free_tcp_port, wait_listening
@@ -26,18 +27,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _section(title: str) -> str:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index(f"## {title}\n")
-    end = readme.find("\n## ", start + 1)
-    return readme[start:end if end >= 0 else None]
-
-
-def _blocks(section: str, lang: str = "") -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", section, re.S)
-
-
-SECTION = _section("Starting the switch by hand")
+SECTION = section("Starting the switch by hand")
 
 
 @pytest.fixture
@@ -58,8 +48,8 @@ def _rename(line: str, names: dict[str, str]) -> str:
 
 
 def test_readme_switch_by_hand(names: dict[str, str], tmp_path: Path) -> None:
-    setup, shell_cli = _blocks(SECTION)[:2]
-    (shell_commands,) = _blocks(SECTION, "python")
+    setup, shell_cli = blocks(SECTION, "")[:2]
+    (shell_commands,) = blocks(SECTION, "python")
     lines = [_rename(line, names) for line in setup.strip().splitlines()]
     [switch_line] = [line for line in lines if " switch " in line]
     shell_lines = [line for line in lines if line is not switch_line]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from readme_sections import blocks, section
 
 from experiments.allreduce_net import need_root
 from experiments.check import check_allreduce
@@ -30,11 +31,9 @@ from topologies.nodes import ina_command
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Topologies and aggregation trees\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
+SECTION = section("Topologies and aggregation trees")
 COMMANDS = [line.removeprefix("sudo .venv/bin/ina ").split()
-            for block in re.findall(r"^```\w*\n(.*?)^```$", SECTION, re.S | re.M)
+            for block in blocks(SECTION)
             for line in block.splitlines() if line.startswith("sudo .venv/bin/ina ")]
 
 

@@ -7,7 +7,6 @@ port counters."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import tomllib
 from pathlib import Path
@@ -16,16 +15,14 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pytest
 from plotted import bars, lines, markers, panels
+from readme_sections import blocks, section
 
 from experiments.allreduce_net import need_root
 from experiments.plot import draw_figures
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Experiments: sweeps, the model, the table and the figures\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
-BLOCKS = re.findall(r"```(\w*)\n(.*?)```", SECTION, re.S)
-COMMANDS = [line for lang, text in BLOCKS if not lang for line in text.strip().splitlines()]
+SECTION = section("Experiments: sweeps, the model, the table and the figures")
+COMMANDS = [line for text in blocks(SECTION, "") for line in text.strip().splitlines()]
 SMALL = "1e4"
 
 
@@ -50,7 +47,7 @@ def test_model_command() -> None:
 
 
 def test_the_experiment_file_is_the_one_shown() -> None:
-    [shown] = [text for lang, text in BLOCKS if lang == "toml"]
+    [shown] = blocks(SECTION, "toml")
     shipped = (ROOT / "experiments" / "speedup.toml").read_text()
     assert tomllib.loads(shown) == tomllib.loads(shipped)
 

@@ -6,20 +6,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 
 import pytest
+from readme_sections import blocks, section
 
 from experiments.train_cli import add_train_parser, command_line_settings
 from experiments.train_sweep import build_train_sweep, read_train_file, train_sections
 from ina.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Training through the emulated network (`ina train`)\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
-COMMANDS = [line.strip() for block in re.findall(r"```\n(.*?)```", SECTION, re.S)
+SECTION = section("Training through the emulated network (`ina train`)")
+COMMANDS = [line.strip() for block in blocks(SECTION, "")
             for line in block.splitlines() if "bin/ina train" in line]
 
 
@@ -39,7 +37,7 @@ def test_commands_parse(command: str) -> None:
 
 
 def test_the_experiment_file_is_the_shipped_one() -> None:
-    [toml] = re.findall(r"```toml\n(.*?)```", SECTION, re.S)
+    [toml] = blocks(SECTION, "toml")
     assert toml == (ROOT / "experiments" / "train-demo.toml").read_text()
 
 

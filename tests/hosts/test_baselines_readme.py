@@ -5,23 +5,19 @@ temporary directory for ``build/``) and the Python example. ``tests/e2e`` runs i
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from readme_sections import blocks, section
 
 from experiments.check import check_float32_sum
 from hosts.inputs import generate
 from topologies.netutil import free_tcp_port
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Host-based all-reduce")
-SECTION = README[START:README.index("\n## ", START + 1)]
-BLOCKS = re.findall(r"```(\w*)\n(.*?)```", SECTION, re.S)
-_RUN, AGENTS, PYTHON = (text for _, text in BLOCKS)
+_RUN, AGENTS, PYTHON = blocks(section("Host-based all-reduce (the baselines)"))
 
 
 def test_agents_on_the_loopback(tmp_path: Path) -> None:

@@ -9,30 +9,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from readme_sections import blocks, section
 
 from topologies.nodes import bmv2_missing
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
 INA = str(ROOT / ".venv" / "bin" / "ina")
 
 
-def _section(title: str) -> str:
-    start = README.index(f"## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start:end if end >= 0 else None]
-
-
-def _blocks(section: str, lang: str = "") -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", section, re.S)
-
-
-def _ina_commands(section: str) -> list[str]:
-    return [line.strip() for block in _blocks(section) for line in block.splitlines()
+def _ina_commands(text: str) -> list[str]:
+    return [line.strip() for block in blocks(text, "") for line in block.splitlines()
             if line.strip().startswith(".venv/bin/ina ")]
 
 
-RUNNING = _section("Running a P4 program")
+RUNNING = section("Running a P4 program")
 
 
 @pytest.mark.parametrize("command", _ina_commands(RUNNING))
@@ -58,7 +48,7 @@ def test_running_section_commands(command: str, tmp_path: Path) -> None:
 
 
 def test_running_section_python_example() -> None:
-    (code,) = _blocks(RUNNING, "python")
+    (code,) = blocks(RUNNING, "python")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr
@@ -68,5 +58,5 @@ def test_running_section_python_example() -> None:
 
 
 def test_front_door_names_both_commands() -> None:
-    door = _blocks(_section("The two commands"))[0]
+    door = blocks(section("The two commands"), "")[0]
     assert [line.split()[:2] for line in door.splitlines()] == [["make", "test"], ["make", "demo"]]

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from readme_sections import blocks, section
 
 from controller.jobs import JobError, JobTable
 from controller.show import format_job
@@ -18,15 +19,12 @@ from topologies.nodes import ina_command
 from topologies.spec import FAMILIES, TopoSpecError, parse_topo_spec
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Topologies and aggregation trees\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
-BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```$", SECTION, re.S | re.M)
+SECTION = section("Topologies and aggregation trees")
 EXAMPLE = ROOT / "topologies" / "examples" / "two_racks.yaml"
 
 
 def block(first_line_start: str) -> str:
-    [text] = [text for _, text in BLOCKS if text.startswith(first_line_start)]
+    [text] = [text for text in blocks(SECTION) if text.startswith(first_line_start)]
     return text
 
 

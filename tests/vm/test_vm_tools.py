@@ -6,7 +6,6 @@ expands them."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -14,11 +13,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from readme_sections import blocks, section
 
 from vm import boot, image, tree
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -147,19 +146,14 @@ def test_image_rejects_a_bmv2_directory_without_install_sh(tmp_path: Path) -> No
     assert proc.stderr == f"vm: error: --bmv2 {tmp_path}: no install.sh there\n"
 
 
-def _vm_section() -> str:
-    start = README.index("## The tests in a VM\n")
-    return README[start:README.index("\n## ", start + 1)]
-
-
 # A make run by this suite's own make (`make test`) would inherit its flags and print
 # "Entering directory" lines around what it would run.
 TOP_MAKE = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
 
 
 def _make_commands() -> list[str]:
-    blocks = re.findall(r"```\n(.*?)```", _vm_section(), re.S)
-    return [line.split("#")[0].strip() for block in blocks for line in block.splitlines()
+    return [line.split("#")[0].strip() for block in blocks(section("The tests in a VM"), "")
+            for line in block.splitlines()
             if line.startswith("make ")]
 
 
