@@ -529,8 +529,8 @@ class Supervisor:
         for w in affected:
             self._pause(w, cause)
         self._sync_routes()
-        for w in affected:
-            self._recover(w)
+        if affected:
+            self._recover(affected)
         for w in list(self.watches.values()):
             if w.state == "waiting":
                 self._place(w)
@@ -559,31 +559,45 @@ class Supervisor:
             link.send({"op": PAUSE, "seq": w.seq})
         rec.paused = self.clock()
 
-    def _recover(self, w: JobWatch) -> None:
+    def _recover(self, affected: list[JobWatch]) -> None:
+        """Every paused job of ``affected`` goes on: its agents' progress, its old tree
+        removed, and a new one (or its fallback). All the old trees go before any new
+        one is planned, so that a job may take the regions another one held, and their
+        packets in flight die out together (one drain)."""
+        ready = [w for w in affected if self._progress(w)]
+        if self._stop.is_set() or not ready:
+            return
+        for w in ready:
+            if w.job_id in self.ctl.jobs.jobs:
+                self._remove_tree(w.job_id)
+        deadline = self.clock() + self.settings.drain  # the old trees' packets die out
+        while not self._stop.is_set() and (left := deadline - self.clock()) > 0:
+            self.cond.wait(left)
+        for w in ready:
+            if not self._stop.is_set():
+                self._place(w)
+
+    def _progress(self, w: JobWatch) -> bool:
+        """Wait for the answers of ``w``'s agents to its pause and note where the job
+        goes on from; False (the job aborted) when one does not answer in time."""
         rec = w.recoveries[-1]
         seq, ranks = w.seq, range(len(w.workers))
         self.cond.wait_for(lambda: self._stop.is_set() or (
             len(w.answers.get(seq, {})) == len(w.workers)
             and all(r in w.answers[seq] for r in ranks)), timeout=self.settings.agent_wait)
         if self._stop.is_set():
-            return
+            return False
         answers = w.answers.get(seq, {})
         missing = [r for r in ranks if r not in answers]
         if missing:
             names = ", ".join(f"{w.workers[r]} (rank {r})" for r in missing)
             self._abort(w, f"job {w.job_id}: {names} did not answer the controller's pause "
                            f"within {self.settings.agent_wait:g} s", rec)
-            return
+            return False
         w.start = min(int(a["next"]) for a in answers.values())
         rec.start = w.start
         rec.resent = max(0, max(int(a["sent"]) for a in answers.values()) - w.start)
-        if w.job_id in self.ctl.jobs.jobs:
-            self._remove_tree(w.job_id)
-        deadline = self.clock() + self.settings.drain  # the old tree's packets die out
-        while not self._stop.is_set() and (left := deadline - self.clock()) > 0:
-            self.cond.wait(left)
-        if not self._stop.is_set():
-            self._place(w)
+        return True
 
     def _place(self, w: JobWatch) -> None:
         """A new tree for a paused (or waiting) job, or its fallback, or a wait."""

@@ -3,9 +3,9 @@ time, and what the point records about each.
 
 ``FaultSession(net, options)`` puts the network's controller on watch
 (``AllReduceNet.supervise``: probes every ``--probe-period``, ``--fallback``,
-``--hold``) before the job is created, so the agents get its control channel;
-``release(t0)`` starts the injector when the agents start; ``finish(outcome)`` stops
-both and returns what goes into the point's record:
+``--hold``) before the jobs are created, so every in-network job's agents get its
+control channel; ``release(t0)`` starts the injector when the agents start;
+``finish(outcomes)`` stops both and returns what goes into the point's record:
 
 - ``faults``: one entry per fault: when it was injected, when the controller detected
   it (``detection_s`` after the injection, and by what: probes or the P4Runtime
@@ -19,7 +19,17 @@ both and returns what goes into the point's record:
   plot`` turns into goodput;
 - ``controller_events``: every detection, recovery, take-over the controllers logged.
 
-Times are seconds from the agents' start.
+With several jobs (``--jobs``, ``[[job]]``) a fault may touch some of them: the
+controller pauses, re-plans and resumes each job whose tree used what failed, and the
+others run on. Then ``faults`` has the fault's own figures (injected, detected, back)
+and ``jobs``, the ids of the jobs it touched, and ``finished_with`` and ``timeline``
+stay empty; ``per_job`` has, for each job (into its entry of the record's ``jobs``),
+``faults``, its entries of the faults that touched it (the fault's figures and the
+job's recovery: when it moved again, chunks resent, what it went on with; none for a
+job no fault touched), ``finished_with`` and ``progress``, its rank 0's wire chunks
+done over time.
+
+Times are seconds from the agents' start (the first job's start).
 """
 
 from __future__ import annotations
@@ -51,31 +61,69 @@ class FaultSession:
         self.t0 = time.monotonic() if t0 is None else t0
         self.injector.start(self.t0)
 
-    def finish(self, outcome: JobOutcome | None) -> dict[str, Any]:
+    def finish(self, outcomes: list[JobOutcome]) -> dict[str, Any]:
+        """What the faults did to the jobs of ``outcomes`` (see the module docstring;
+        ``per_job``: job id -> that job's figures, with several jobs)."""
         self.injector.stop()
         t0 = self.t0 if self.t0 is not None else time.monotonic()
         supervisors = self.net.supervisors[self.first_supervisor:]
         events = sorted((e for s in supervisors for e in s.events), key=lambda e: e["t"])
         recoveries = [r for s in supervisors for r in s.recoveries]
-        end = None
-        if outcome is not None and outcome.stats:
-            end = outcome.completion_s
+        ends = [o.job.start + o.completion_s for o in outcomes if o.stats]
+        end = max(ends) if ends else None
+        one = outcomes[0].job.job_id if len(outcomes) == 1 else None
         out: dict[str, Any] = {
-            "faults": [fault_entry(i, events, recoveries, t0, end)
+            "faults": [fault_entry(i, events, recoveries, t0, end, one)
                        for i in self.injector.records],
             "controller_events": [_relative(e, t0) for e in events],
-            "finished_with": None, "timeline": None, "errors": [],
+            "finished_with": None, "timeline": None, "errors": [], "per_job": {},
         }
         for entry in out["faults"]:
             if entry["error"]:
                 out["errors"].append(f"fault {entry['fault']!r}: {entry['error']}")
-        if outcome is not None and outcome.stats:
-            control = outcome.stats[0].get("control") or {}
-            out["finished_with"] = control.get("finished_with")
-            out["timeline"] = {"t": [t for t, _ in control.get("timeline", [])],
-                               "chunks": [c for _, c in control.get("timeline", [])],
-                               "k": outcome.job.k}
+            if one is None:
+                _fault_alone(entry)
+        if one is not None:
+            out["finished_with"], out["timeline"] = _progress(outcomes[0])
+            return out
+        for outcome in outcomes:
+            job_id = outcome.job.job_id
+            mine = [fault_entry(i, events, recoveries, t0, end, job_id)
+                    for i in self.injector.records]
+            finished_with, progress = _progress(outcome)
+            out["per_job"][job_id] = {
+                "faults": [e for e in mine if e["jobs"]],
+                "finished_with": finished_with, "progress": progress}
         return out
+
+
+JOB_FIELDS = ("progress_s", "recovered_s", "chunks_resent", "algorithm", "root",
+              "job_error")
+
+
+def _fault_alone(entry: dict[str, Any]) -> None:
+    """A measurement of several jobs keeps, in its own entry of a fault, the fault's
+    figures and the jobs it touched; each job's recovery is in that job's entry."""
+    for key in JOB_FIELDS:
+        entry[key] = None
+    if entry["jobs"]:
+        entry["note"] = ("touched job " if len(entry["jobs"]) == 1 else "touched jobs ") + \
+            ", ".join(str(j) for j in entry["jobs"])
+    if entry["error"] and entry["error"].startswith("not injected: the job had"):
+        entry["error"] = entry["error"].replace("the job had", "the jobs had")
+
+
+def _progress(outcome: JobOutcome) -> tuple[str | None, dict[str, Any] | None]:
+    """The algorithm that finished ``outcome``'s job and its rank 0's progress over time
+    (seconds from the first job's start, wire chunks done); Nones without stats."""
+    if not outcome.stats:
+        return None, None
+    control = outcome.stats[0].get("control") or {}
+    line = control.get("timeline", [])
+    start = outcome.job.start
+    return control.get("finished_with"), {
+        "t": [round(start + t, 4) for t, _ in line], "chunks": [c for _, c in line],
+        "k": outcome.job.k}
 
 
 def _relative(event: dict[str, Any], t0: float) -> dict[str, Any]:
@@ -118,7 +166,11 @@ def _detection(fault: Fault, events: list[dict[str, Any]], after: float
 
 
 def fault_entry(injection: Injection, events: list[dict[str, Any]],
-                recoveries: list[Recovery], t0: float, end: float | None) -> dict[str, Any]:
+                recoveries: list[Recovery], t0: float, end: float | None,
+                job: int | None = None) -> dict[str, Any]:
+    """The record of one fault: the fault's own figures and the recovery from it of
+    ``job`` (None: of the one job it touched). ``jobs``: the ids of the jobs whose
+    tree it touched (of ``job`` alone, when given)."""
     f = injection.fault
 
     def rel(t: float | None) -> float | None:
@@ -128,7 +180,8 @@ def fault_entry(injection: Injection, events: list[dict[str, Any]],
                              "detected_s": None, "detected_by": None, "detection_s": None,
                              "back_s": None, "progress_s": None, "recovered_s": None,
                              "chunks_resent": None, "algorithm": None, "root": None,
-                             "note": "", "job_error": None, "error": injection.error}
+                             "note": "", "job_error": None, "jobs": [],
+                             "error": injection.error}
     if injection.started is None:
         when = "" if end is None else f": the job had finished at {end:.3f} s"
         entry["error"] = f"not injected{when}"
@@ -145,10 +198,13 @@ def fault_entry(injection: Injection, events: list[dict[str, Any]],
     entry["detected_by"] = detected.get("by")
     entry["detection_s"] = round(at - injection.started, 4)
     cause = f"{detected['subject']} {detected['event']}"
-    mine = [r for r in recoveries if r.cause == cause and abs(r.detected - at) < 1e-6]
+    touched = [r for r in recoveries if r.cause == cause and abs(r.detected - at) < 1e-6]
+    mine = [r for r in touched if job is None or r.job == job]
     if not mine:
-        entry["note"] = "no job's tree used it"
+        entry["note"] = "no job's tree used it" if job is None or not touched else \
+            "the job's tree did not use it"
         return entry
+    entry["jobs"] = sorted({r.job for r in mine})
     rec = mine[0]
     entry["chunks_resent"] = rec.resent
     entry["algorithm"] = rec.algorithm

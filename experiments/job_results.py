@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from experiments.fault_show import fault_text
 from experiments.jobs import JobOutcome
 from experiments.model import ModelInput, bus_factor, predict
 from experiments.monitor import MonitorReport
@@ -133,10 +134,16 @@ def job_result(entry: dict[str, Any]) -> str:
 
 
 def jobs_lines(record: dict[str, Any]) -> list[str]:
-    """Every job of a measurement, one line each, and what the switches did to it."""
+    """Every job of a measurement, one line each, and what the switches and the faults
+    did to it."""
     lines = []
     for entry in record["jobs"]:
         lines.append(f"{job_head(entry)}: {job_result(entry)}")
         if entry["note"]:
             lines.append(f"  {entry['note']}")
+        for f in entry.get("faults") or []:
+            lines.append(f"  fault {f['fault']}: {fault_text(f)}")
+        if entry.get("finished_with") not in (None, "ina"):
+            lines.append(f"  finished by {entry['finished_with']} on the hosts (no tree "
+                         "could serve the job)")
     return lines

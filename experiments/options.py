@@ -198,9 +198,6 @@ class RunOptions:
         if self.cluster is not None:
             return ("--fault needs the network on this machine, not --cluster (the faults "
                     "and the agents' control channel are this machine's)")
-        if len(self.jobs) > 1:
-            return (f"--fault with --jobs {len(self.jobs)}: faults are injected into one "
-                    f"job at a time")
         return check_faults(parse_faults(self.faults), topo.hosts(), topo.switches(),
                             topo.links(), AGENT_TIMEOUT)
 

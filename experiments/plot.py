@@ -11,8 +11,10 @@
 - ``goodput_over_time``: one panel per measurement of several jobs at once or with
   faults (the first ``MAX_TIMELINES``): each job's goodput over time
   (``experiments.job_results``), one line per job, from the first job's start, a dotted
-  line marking each job's start; or the job's goodput from its agents' progress, the
-  faults marked where they were injected, detected and where the job moved again
+  line marking each job's start and its faults marked where they were injected (solid)
+  and detected (dashed) and where each job they touched moved again (dash-dotted, in
+  the job's colour); or, for one job, its goodput from its agents' progress, the faults
+  marked where they were injected, detected and where the job moved again
   (``experiments.fault_show``). A run of one job at a time without faults has none
   (and no note says so).
 
@@ -285,7 +287,7 @@ def _over_time(m: dict[str, Any]) -> bool:
 
 
 def plot_goodput_over_time(plt: Any, measurements: list[dict[str, Any]]) -> Any | None:
-    from experiments.fault_show import draw_faults
+    from experiments.fault_show import draw_faults, mark_job_faults
 
     chosen = [m for m in measurements if _over_time(m)][:MAX_TIMELINES]
     if not chosen:
@@ -304,12 +306,15 @@ def plot_goodput_over_time(plt: Any, measurements: list[dict[str, Any]]) -> Any 
                     drawstyle="steps-pre", label=timeline_label(n + 1, job))
             if job["start_s"]:
                 ax.axvline(job["start_s"], color=colors[str(n)], linestyle=":")
+        mark_job_faults(ax, m, [colors[str(n)] for n in range(len(m["jobs"]))])
         o = m["options"]
         if o.get("bw"):
             ax.axhline(o["bw"], color="gray", linestyle="--", label="link rate")
         bound = " (cpu_bound)" if m.get("cpu_bound") else ""
+        marks = ("\nfaults injected (solid), detected (dashed), each job moving again "
+                 "(dash-dot)" if m.get("faults") else "")
         ax.set_title(f"point {m['index'] + 1}: {m['point']['topo']}, {_rate(o.get('bw'))}, "
-                     f"{o.get('slots')} slots, --on-full {o.get('on_full')}{bound}",
+                     f"{o.get('slots')} slots, --on-full {o.get('on_full')}{bound}{marks}",
                      fontsize=9)
         ax.set_xlabel("time since the first job started (s)")
         ax.set_ylabel("goodput (Mbit/s)")

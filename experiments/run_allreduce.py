@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from experiments.allreduce_net import AllReduceNet, need_root
 from experiments.fault_run import FaultSession
+from experiments.fault_show import fault_text
 from experiments.job_results import (
     fill_several,
     job_error,
@@ -229,7 +230,7 @@ class NetworkRunner:
         if many and outcomes:
             fill_several(record, outcomes)
         if faults is not None:
-            self.record_faults(record, faults, outcomes[0] if outcomes else None)
+            self.record_faults(record, faults, outcomes)
         return record
 
     def watch_faults(self, net: AllReduceNet, options: RunOptions) -> FaultSession:
@@ -246,21 +247,26 @@ class NetworkRunner:
         return faults
 
     def record_faults(self, record: dict[str, Any], faults: FaultSession,
-                      outcome: JobOutcome | None) -> None:
-        """What the faults did, into ``record``. A network whose links or switches they
-        touched is torn down (the next point starts a fresh one); after controller
-        faults alone the next point runs on the same switches, under the controller
-        that took over."""
+                      outcomes: list[JobOutcome]) -> None:
+        """What the faults did, into ``record`` (and, with several jobs, what they did
+        to each job into its entry of ``record["jobs"]``: ``experiments.fault_run``). A
+        network whose links or switches they touched is torn down (the next point
+        starts a fresh one); after controller faults alone the next point runs on the
+        same switches, under the controller that took over."""
         keep = all(f.kind == "controller" for f in faults.faults)
         try:
-            found = faults.finish(outcome)
+            found = faults.finish(outcomes)
             if keep and self.net is not None:
                 self.net.unsupervise()
         finally:
             if not keep:
                 self.stop()
         record["errors"] += found.pop("errors")
+        per_job = found.pop("per_job")
         record.update(found)
+        for entry in record["jobs"] if per_job else []:
+            entry.update(per_job.get(entry["job_id"]) or
+                         {"faults": [], "finished_with": None, "progress": None})
         record["ok"] = record["ok"] and not record["errors"]
 
     def _log(self, point: Point, error: BaseException) -> None:
@@ -402,27 +408,6 @@ def fill_record(record: dict[str, Any], options: RunOptions, outcome: JobOutcome
         record["bytes_sent_max"] = max(sent)
     if len(received) == n:
         record["bytes_received_per_host"] = _mean(received)
-
-
-def fault_text(f: dict[str, Any]) -> str:
-    """What a fault did, in words (``experiments.fault_run`` records it)."""
-    if f.get("error"):
-        return f"FAILED: {f['error']}"
-    parts = [f"injected at {f['injected_s']:.3f} s"]
-    if f.get("detection_s") is not None:
-        parts.append(f"detected {f['detection_s']:.3f} s later ({f['detected_by']})")
-    if f.get("back_s") is not None:
-        parts.append(f"back at {f['back_s']:.3f} s")
-    if f.get("progress_s") is not None:
-        how = f"on a tree rooted at {f['root']}" if f.get("algorithm") == "ina" else \
-            f"by {f['algorithm']} on the hosts"
-        parts.append(f"the job moved again {f['progress_s']:.3f} s after the detection, "
-                     f"{how}, {f['chunks_resent']} chunks resent")
-    if f.get("job_error"):
-        parts.append(f"the job failed: {f['job_error']}")
-    elif f.get("note"):
-        parts.append(f["note"])
-    return "; ".join(parts)
 
 
 def result_text(m: dict[str, Any]) -> str:
@@ -574,6 +559,9 @@ def format_jobs_summary(results: dict[str, Any]) -> str:
     lines = [f"{len(results['jobs'])} jobs at once on {o.get('topo')} (--on-full "
              f"{o.get('on_full')}; the switches' program has {slots} slots)"]
     lines += [f"  {line}" for line in jobs_lines(results)]
+    for f in results.get("faults") or []:
+        if not f.get("jobs"):  # what touched a job is on its lines
+            lines.append(f"  fault {f['fault']}: {fault_text(f)}")
     if results["completion_s"] is not None:
         lines.append(f"  all done {results['completion_s']:.3f} s after the first job "
                      f"started")
