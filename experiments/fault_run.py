@@ -79,10 +79,10 @@ class FaultSession:
             "finished_with": None, "timeline": None, "errors": [], "per_job": {},
         }
         for entry in out["faults"]:
-            if entry["error"]:
-                out["errors"].append(f"fault {entry['fault']!r}: {entry['error']}")
             if one is None:
                 _fault_alone(entry)
+            if entry["error"]:
+                out["errors"].append(f"fault {entry['fault']!r}: {entry['error']}")
         if one is not None:
             out["finished_with"], out["timeline"] = _progress(outcomes[0])
             return out

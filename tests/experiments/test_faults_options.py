@@ -105,6 +105,14 @@ def test_ina_run_options_and_files_take_faults(tmp_path: Path) -> None:
                     '         "controller restart at 2s"]\nfallback = "none"\n')
     sweep = build_sweep(read_experiment_file(path))
     assert sweep.base.faults == ("switch s1 restart at 1s", "controller restart at 2s")
+    # several jobs take faults too: each job touched recovers on its own
+    path.write_text('topo = "leafspine,2,2,2"\nfault = ["link s1-s3 down at 1s"]\n'
+                    '[[job]]\nhosts = ["h1", "h3"]\n[[job]]\nhosts = ["h2", "h4"]\n')
+    sweep = build_sweep(read_experiment_file(path))
+    assert sweep.base.faults == ("link s1-s3 down at 1s",) and len(sweep.base.jobs) == 2
+    sweep = build_sweep(settings(topo=["star,4"], jobs="2",
+                                 faults=["switch s1 restart at 1s"]))
+    assert len(sweep.base.jobs) == 2
     path.write_text('topo = "star,4"\n\nfault = "link h1-h2 down at 1s"\n')
     with pytest.raises(RunError, match=r"fault 'link h1-h2 down at 1s': there is no link "
                                        r"between h1 and h2"):
@@ -133,8 +141,9 @@ def test_bad_faults_stop_ina_run_before_anything_starts(
             (["--on-full", "fallback", "--fallback", "none"],
              "--on-full fallback runs a job the switches have no room for by --fallback, "
              "which is none"),
-            (["--topo", "star,4", "--jobs", "2", "--fault", "link h1-s1 down at 1s"],
-             "--fault with --jobs 2: faults are injected into one job at a time"),
+            (["--topo", "star,4", "--jobs", "2", "--fault", "link h1-s5 down at 1s"],
+             "ina run: error: fault 'link h1-s5 down at 1s': no node 's5' in the "
+             "topology"),
             (["--probe-period", "5"], "--probe-period 5: must be in [10, 10000] ms")):
         status = main(["run", *args, "--runs-dir", str(tmp_path)])
         stderr = capsys.readouterr().err
