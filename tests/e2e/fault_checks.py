@@ -53,3 +53,28 @@ def controller_replaced(measurements: list[dict[str, Any]]) -> None:
     assert ids[1] > ids[0], ids
     # one network for both: the second job ran on the switches the first one did
     assert len(list(Path(measurements[0]["run_dir"]).glob("net*"))) == 1
+
+
+def each_job_recovered(m: dict[str, Any], touched: list[int]) -> None:
+    """A measurement of several jobs whose fault (one link down) touched the jobs
+    ``touched``: every job exact (integers, pow2 scaling: every element equal to
+    numpy's float64 sum); each job touched recovered on its own (paused, a tree rooted
+    at s4, its own record), every other one was never paused and records no fault."""
+    assert m["ok"], m["errors"]
+    [f] = m["faults"]
+    assert (f["detected_by"], f["jobs"]) == ("probes", touched), f
+    for job in m["jobs"]:
+        assert job["check"]["ok"] and job["check"]["exact"], job["check"]
+        assert job["finished_with"] == "ina" and job["progress"]["chunks"][-1] > 0
+        pauses = [len(w["control"]["pauses"]) for w in m["workers"]
+                  if w["job"] == job["job_id"]]
+        if job["job_id"] not in touched:
+            assert job["faults"] == [] and pauses == [0] * len(job["hosts"]), job
+            continue
+        [mine] = job["faults"]
+        assert (mine["jobs"], mine["algorithm"], mine["root"]) == (
+            [job["job_id"]], "ina", "s4"), mine
+        assert mine["detected_s"] == f["detected_s"] and mine["progress_s"] >= 0, mine
+        assert mine["chunks_resent"] >= 0 and min(pauses) >= 1, (mine, pauses)
+    recovered = [e["subject"] for e in m["controller_events"] if e["event"] == "recovered"]
+    assert sorted(recovered) == [f"job {j}" for j in touched]

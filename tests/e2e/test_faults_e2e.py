@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from fault_checks import (
     controller_replaced,
+    each_job_recovered,
     exact,
     link_of_the_tree_went_down,
     switch_restarted,
@@ -181,50 +182,12 @@ def test_no_tree_fits_so_the_hosts_finish_by_ring(tmp_path: Path, target: str) -
     assert fallback["algo"] == "ring" and fallback["chunks"] > 0
 
 
-def test_two_jobs_through_the_failed_link_recover_each(tmp_path: Path) -> None:
-    """leafspine,2,2,2 shared by two jobs, h1,h3 and h2,h4: both trees go through
-    spine s3 (each job's hosts are on both leaves), and s1-s3 goes down at 1 s. Each
-    job is paused, gets a tree rooted at s4 (new regions, a new epoch) and goes on
-    from its own first unfinished chunk; both end with the exact sums (integers, pow2
-    scaling: every element equal to numpy's float64 sum) and each records its own
-    recovery. The built-in switch (BMv2 runs the same recovery, one job at a time,
-    above)."""
-    m = point(tmp_path, "builtin", topo="leafspine,2,2,2", size=300_000, dist="ints",
-              scaling="pow2", faults=("link s1-s3 down at 1s",),
-              jobs=(JobEntry(hosts=("h1", "h3")), JobEntry(hosts=("h2", "h4"))))
-    assert m["ok"], m["errors"]
-    [f] = m["faults"]
-    assert (f["detected_by"], f["jobs"]) == ("probes", [1, 2]), f
-    for job in m["jobs"]:
-        assert job["check"]["ok"] and job["check"]["exact"], job["check"]
-        [mine] = job["faults"]
-        assert (mine["jobs"], mine["algorithm"], mine["root"]) == (
-            [job["job_id"]], "ina", "s4"), mine
-        assert mine["detected_s"] == f["detected_s"] and mine["progress_s"] >= 0, mine
-        assert mine["chunks_resent"] >= 0 and job["finished_with"] == "ina"
-        assert job["progress"]["chunks"][-1] > 0
-    recovered = [e["subject"] for e in m["controller_events"] if e["event"] == "recovered"]
-    assert sorted(recovered) == ["job 1", "job 2"]
-
-
 def test_a_job_whose_tree_missed_the_failed_link_runs_on(tmp_path: Path) -> None:
     """leafspine,2,2,3: job 1 (h1,h4) crosses the spines, job 2 (h2,h3) lives on leaf
     s1 alone; s1-s3 goes down at 1 s. Job 1 recovers on a tree rooted at s4; job 2 is
-    never paused and records no fault; both exact."""
+    never paused and records no fault; both exact. (Two jobs whose trees both cross
+    the link: the README's run, test_faults_readme.py.)"""
     m = point(tmp_path, "builtin", topo="leafspine,2,2,3", size=300_000, dist="ints",
               scaling="pow2", faults=("link s1-s3 down at 1s",),
               jobs=(JobEntry(hosts=("h1", "h4")), JobEntry(hosts=("h2", "h3"))))
-    assert m["ok"], m["errors"]
-    [f] = m["faults"]
-    assert (f["detected_by"], f["jobs"]) == ("probes", [1]), f
-    crossing, local = m["jobs"]
-    for job in (crossing, local):
-        assert job["check"]["ok"] and job["check"]["exact"], job["check"]
-        assert job["finished_with"] == "ina"
-    [mine] = crossing["faults"]
-    assert (mine["algorithm"], mine["root"]) == ("ina", "s4"), mine
-    assert local["faults"] == []
-    pauses = {w["host"]: len(w["control"]["pauses"]) for w in m["workers"]}
-    assert pauses["h2"] == pauses["h3"] == 0 and pauses["h1"] >= 1, pauses
-    recovered = [e["subject"] for e in m["controller_events"] if e["event"] == "recovered"]
-    assert recovered == ["job 1"]
+    each_job_recovered(m, [1])

@@ -1,7 +1,8 @@
-"""The README's "Faults" section runs as written: its ``ina run`` commands, the
-experiment file it shows (``experiments/faults.toml``), the ``fault`` command at the
-``mininet>`` prompt, and ``ina recovery`` with ``--publish`` (one short scenario, into
-a copy of the README). Only names change: runs go to a temporary ``--runs-dir``."""
+"""The README's "Faults" section runs as written: its ``ina run`` commands, the run of
+two jobs through the failed link (``experiments/faults-jobs.toml``), the experiment
+file it shows (``experiments/faults.toml``), the ``fault`` command at the ``mininet>``
+prompt, and ``ina recovery`` with ``--publish`` (one short scenario, into a copy of the
+README). Only names change: runs go to a temporary ``--runs-dir``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fault_checks import controller_replaced, link_of_the_tree_went_down, switch_restarted
+from fault_checks import (
+    controller_replaced,
+    each_job_recovered,
+    link_of_the_tree_went_down,
+    switch_restarted,
+)
 
 from experiments.allreduce_net import need_root
 
@@ -22,7 +28,8 @@ README = (ROOT / "README.md").read_text()
 START = README.index("## Faults: detection, recovery, fallback and controller restarts\n")
 SECTION = README[START:README.index("\n## ", START + 1)]
 BLOCKS = re.findall(r"```(\w*)\n(.*?)```", SECTION, re.S)
-RUN_BLOCK, OUTPUT_BLOCK, TOML_BLOCK, PROMPT_BLOCK = (text for _, text in BLOCKS)
+(RUN_BLOCK, OUTPUT_BLOCK, JOBS_RUN_BLOCK, JOBS_OUTPUT_BLOCK, TOML_BLOCK,
+ PROMPT_BLOCK) = (text for _, text in BLOCKS)
 FAULT_LINE = re.compile(r"^  fault (.+?): injected at [\d.]+ s; detected [\d.]+ s later "
                         r"\((probes|its P4Runtime stream ended)\)", re.M)
 
@@ -69,6 +76,28 @@ def test_the_output_shown_is_what_ina_run_prints() -> None:
     assert re.search(r"the job moved again [\d.]+ s after the detection, on a tree rooted "
                      r"at s4, \d+ chunks resent$", first)
     assert check.startswith("  check PASSED: bit-identical on every worker")
+
+
+def test_two_jobs_through_the_failed_link(tmp_path: Path) -> None:
+    """Both jobs recover, each on its own, exact; ``ina run`` prints each job's fault
+    under it, as the README shows."""
+    [command] = JOBS_RUN_BLOCK.strip().splitlines()
+    proc = subprocess.run(_argv(command) + ["--runs-dir", str(tmp_path / "runs")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    [results] = (tmp_path / "runs").glob("*/results.json")
+    [m] = json.loads(results.read_text())["measurements"]
+    each_job_recovered(m, [1, 2])
+    shown = JOBS_OUTPUT_BLOCK.strip("\n").splitlines()
+    printed = proc.stdout.splitlines()
+    for line in shown:
+        if line.startswith("  job "):  # the job's head, as printed (figures aside)
+            head = line.split(": ")[0]
+            at = next(n for n, p in enumerate(printed) if p.startswith(head + ": "))
+            assert FAULT_LINE.match(printed[at + 1].removeprefix("  ")), printed
+            assert "on a tree rooted at s4" in printed[at + 1]
+        else:
+            assert FAULT_LINE.match(line.removeprefix("  ")), line
 
 
 def test_the_experiment_file_is_the_one_shown() -> None:
