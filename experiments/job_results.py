@@ -17,7 +17,11 @@ job of the measurement.
 
 A measurement of several jobs (``several``) has no figures of its own beyond
 ``completion_s``, the time from the first job's start until the last job ended: its
-``jobs`` hold them, and ``ina show`` and ``ina plot`` read them there.
+``jobs`` hold them, and ``ina show`` and ``ina plot`` read them there. There each job
+also has ``goodput_beside_mbps`` and ``goodput_alone_mbps``: its timeline's mean over
+the part of its run during which another job ran too, and over the part during which
+it ran alone (None where there was none): what the jobs did to each other, where they
+share a link or a switch's CPU.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from experiments.jobs import JobOutcome
 from experiments.model import ModelInput, bus_factor, predict
 from experiments.monitor import MonitorReport
 from experiments.options import RunOptions
+from experiments.summary import phase_goodput
 
 
 def goodput_timeline(samples: list[tuple[float, dict[str, tuple[int, int]]]],
@@ -98,6 +103,9 @@ def fill_several(record: dict[str, Any], outcomes: list[JobOutcome]) -> None:
                          for o in outcomes for w in o.to_json()["workers"]]
     ends = [entry["end_s"] for entry in jobs if entry["end_s"] is not None]
     record["completion_s"] = max(ends) if ends else None
+    for entry in jobs:
+        entry["goodput_beside_mbps"], entry["goodput_alone_mbps"] = phase_goodput(
+            entry, [j for j in jobs if j is not entry])
 
 
 # ------------------------------------------------------------------- text
@@ -123,6 +131,11 @@ def job_result(entry: dict[str, Any]) -> str:
     if entry["completion_s"] is None:
         return "FAILED: " + "; ".join(entry["errors"])
     text = f"{entry['completion_s']:.3f} s, goodput {entry['goodput_mbps']:.2f} Mbit/s"
+    phases = [f"{entry[key]:.2f} {what}" for key, what in
+              (("goodput_beside_mbps", "beside another job"), ("goodput_alone_mbps", "alone"))
+              if entry.get(key) is not None]
+    if phases:
+        text += f" ({', '.join(phases)})"
     check = entry["check"]
     if check is not None:
         text += ", check " + ("passed" if check["ok"] else "FAILED")

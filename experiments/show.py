@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from experiments.summary import Row, Speedup, several, speedups, summarize
+from experiments.summary import Row, Speedup, phase_goodput, several, speedups, summarize
 
 CPU_BOUND_NOTE = ("cpu_bound: a switch or agent process (or the whole machine) was "
                   "CPU-saturated; those figures describe the emulator, not the network")
@@ -123,6 +123,12 @@ def _job_note(m: dict[str, Any], j: dict[str, Any]) -> str:
 
 
 JobLine = tuple[dict[str, Any], int, dict[str, Any]]  # measurement, job number, job
+
+
+def _phases(x: JobLine) -> tuple[float | None, float | None]:
+    """The job's goodput beside another job and alone (``phase_goodput``)."""
+    return phase_goodput(x[2], [j for j in x[0]["jobs"] if j is not x[2]])
+
 JOB_COLUMNS: list[tuple[str, Callable[[JobLine], str]]] = [
     ("point", lambda x: str(x[0]["index"] + 1)),
     ("topo", lambda x: x[0]["point"]["topo"]),
@@ -135,6 +141,8 @@ JOB_COLUMNS: list[tuple[str, Callable[[JobLine], str]]] = [
     ("time (s)", lambda x: _num(x[2]["completion_s"], ".4f")),
     ("end (s)", lambda x: _num(x[2]["end_s"], ".4f")),
     ("algbw (Mbit/s)", lambda x: _num(x[2]["goodput_mbps"], ".2f")),
+    ("beside another job (Mbit/s)", lambda x: _num(_phases(x)[0], ".2f")),
+    ("alone (Mbit/s)", lambda x: _num(_phases(x)[1], ".2f")),
     ("model alone (s)", lambda x: _num((x[2]["model"] or {}).get("seconds"), ".4f")),
     ("time/model", lambda x: _num(_ratio(x[2]["completion_s"],
                                          (x[2]["model"] or {}).get("seconds")), ".2f")),

@@ -73,6 +73,30 @@ def several(measurement: dict[str, Any]) -> bool:
     return len(measurement.get("jobs") or []) > 1
 
 
+def phase_goodput(entry: dict[str, Any], others: list[dict[str, Any]]
+                  ) -> tuple[float | None, float | None]:
+    """A job's mean goodput over time (its entry's ``timeline``,
+    ``experiments.job_results``) while one of ``others`` (the other jobs of its
+    measurement) ran too, and while it ran alone; None for a part it did not have.
+    Each sample interval within the job's run counts where its middle falls."""
+    line = entry.get("timeline")
+    if not line or entry["end_s"] is None:
+        return None, None
+    runs = [(j["start_s"], j["end_s"] if j["end_s"] is not None else float("inf"))
+            for j in others]
+    bits = {True: 0.0, False: 0.0}
+    time = {True: 0.0, False: 0.0}
+    for t0, t1, g in zip([0.0, *line["t"]], line["t"], line["goodput_mbps"], strict=False):
+        middle = (t0 + t1) / 2
+        if not entry["start_s"] <= middle <= entry["end_s"]:
+            continue
+        shared = any(a <= middle <= b for a, b in runs)
+        bits[shared] += g * (t1 - t0)
+        time[shared] += t1 - t0
+    beside, alone = (bits[k] / time[k] if time[k] > 0 else None for k in (True, False))
+    return beside, alone
+
+
 def summarize(measurements: Iterable[dict[str, Any]]) -> list[Row]:
     """One row per (topology, algorithm, size, bw, loss), in the order first seen; none
     for the measurements of several jobs."""

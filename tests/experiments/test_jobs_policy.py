@@ -27,6 +27,7 @@ from experiments.options import RunOptions
 from experiments.plot import draw_figures, timeline_label
 from experiments.run_allreduce import base_record, format_summary
 from experiments.show import format_run
+from experiments.summary import phase_goodput
 from experiments.sweep import Point
 from hosts.inputs import exact_sum
 from topologies.spec import parse_topo_spec
@@ -166,6 +167,24 @@ def test_the_timeline_spreads_the_tensor_as_the_hosts_received_it() -> None:
     assert goodput_timeline([], ["s1-eth1"], 1000) is None
 
 
+def test_goodput_beside_another_job_and_alone() -> None:
+    """Job 1 runs from 0 to 2 s, job 2 from 1 to 3 s: each sample interval of a job's
+    run counts beside the other job or alone by its middle."""
+    def entry(start: float, end: float, rates: list[float]) -> dict[str, Any]:
+        t = [0.5 * (i + 1) for i in range(len(rates))]
+        return {"start_s": start, "end_s": end,
+                "timeline": {"t": t, "goodput_mbps": rates}}
+
+    one = entry(0.0, 2.0, [8.0, 8.0, 6.0, 6.0, 0.0, 0.0])
+    two = entry(1.0, 3.0, [0.0, 0.0, 2.0, 2.0, 7.0, 7.0])
+    assert phase_goodput(one, [two]) == (pytest.approx(6.0), pytest.approx(8.0))
+    assert phase_goodput(two, [one]) == (pytest.approx(2.0), pytest.approx(7.0))
+    assert phase_goodput(one, []) == (None, pytest.approx(7.0))
+    assert phase_goodput({**one, "timeline": None}, [two]) == (None, None)
+    failed = {**two, "end_s": None}  # a job that never ended ran beside it to the end
+    assert phase_goodput(one, [failed])[1] == pytest.approx(8.0)
+
+
 def two_job_measurement(tmp_path: Path, on_full: str) -> dict[str, Any]:
     net = FakeNet()
     outcomes: list[JobOutcome] = run_jobs(net, jobs(net), tmp_path,  # type: ignore[arg-type]
@@ -191,6 +210,10 @@ def test_a_measurement_of_several_jobs(tmp_path: Path) -> None:
     assert (second["window"], second["asked_window"], second["on_full"]) == (4, 12, "shrink")
     assert (second["start_s"], second["end_s"]) == (0.5, pytest.approx(0.95))
     assert second["model"]["seconds"] > 0 and second["check"]["ok"]
+    # job 1 had ended (0.35 s) when job 2 started (0.5 s): each ran alone only
+    assert first["goodput_beside_mbps"] is second["goodput_beside_mbps"] is None
+    rates = first["timeline"]["goodput_mbps"]  # samples at 0.1, 0.2, 0.3, 0.5 s
+    assert first["goodput_alone_mbps"] == pytest.approx(sum(rates[:3]) / 3)
     assert second["timeline"]["goodput_mbps"] == pytest.approx(
         [0.0, 0.0, 64_000 / 3 / 0.1 / 1e6, 64_000 * 2 / 3 / 0.2 / 1e6], rel=1e-3)
     summary = format_summary(m)
