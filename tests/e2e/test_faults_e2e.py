@@ -1,7 +1,7 @@
 """Faults end to end, in Mininet, on both switches (BMv2 where it is installed):
 a link of the job's tree goes down, the root switch dies, the only switch restarts,
 a host is cut off for good, no tree fits any more (ring fallback), the controller is
-killed and replaced. Every job that finishes is checked bit-identical on every worker
+killed and replaced, a link down under two jobs of which one used it. Every job that finishes is checked bit-identical on every worker
 and within the quantization bound; one that cannot finish ends with the reason, well
 before the agents' time limit.
 

@@ -46,17 +46,18 @@ def test_the_section_shows_the_file_and_its_commands() -> None:
     [shown] = [text for lang, text in BLOCKS if lang == "toml"]
     shipped = (ROOT / "experiments" / "two-jobs.toml").read_text()
     assert tomllib.loads(shown) == tomllib.loads(shipped)
-    assert [c.split()[2] for c in COMMANDS] == ["run", "run"]
+    assert [c.split()[2] for c in COMMANDS] == ["run", "run", "run"]
+    assert COMMANDS[2].endswith(" experiments/two-jobs-shared.toml")
 
 
-def run(command: str, tmp_path: Path, *extra: str
+def run(command: str, tmp_path: Path, *extra: str, size: str = SMALL
         ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     argv = command.replace(".venv/bin/", f"{ROOT}/.venv/bin/").split()[1:]  # no sudo
     argv += extra
     if "--size" in argv:
-        argv[argv.index("--size") + 1] = SMALL
+        argv[argv.index("--size") + 1] = size
     else:
-        argv += ["--size", SMALL]
+        argv += ["--size", size]
     proc = subprocess.run(argv + ["--runs-dir", str(tmp_path)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     [results] = tmp_path.glob("*/results.json")
@@ -119,3 +120,21 @@ def test_fallback_runs_the_second_job_by_ring(tmp_path: Path) -> None:
     assert {w["host"]: w["algo"] for w in m["workers"]} == {
         "h1": "ina", "h2": "ina", "h3": "ring", "h4": "ring"}
     assert "job 2 (h3,h4): ring (fallback: ina did not fit), 100000 values" in proc.stdout
+
+
+def test_two_jobs_that_share_the_leaf_spine_links(tmp_path: Path) -> None:
+    """The run whose jobs' trees share the leaf-spine links (5e5 values, so that job 1,
+    from 0 s, still runs when job 2 starts at 1 s): both exact, job 2 shrunk to the 4
+    slots left, and each job's goodput recorded beside the other and alone (the
+    figures are a measurement: the README's, not an assertion)."""
+    proc, m = run(COMMANDS[2], tmp_path, size="5e5")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first, second = m["jobs"]
+    assert exact(first) and exact(second), (first, second)
+    assert (first["hosts"], second["hosts"]) == (["h1", "h3"], ["h2", "h4"])
+    assert (first["window"], second["window"], second["asked_window"]) == (12, 4, 12)
+    for job in (first, second):
+        assert job["goodput_beside_mbps"] > 0 and job["goodput_alone_mbps"] > 0, job
+    assert re.search(r"job 2 \(h2,h4, from 1 s\): ina, window 4 of 12 \(shrunk\), 500000 "
+                     r"values: [\d.]+ s, goodput [\d.]+ Mbit/s \([\d.]+ beside another job, "
+                     r"[\d.]+ alone\)", proc.stdout), proc.stdout
