@@ -1,9 +1,10 @@
 """Faults end to end, in Mininet, on both switches (BMv2 where it is installed):
 a link of the job's tree goes down, the root switch dies, the only switch restarts,
 a host is cut off for good, no tree fits any more (ring fallback), the controller is
-killed and replaced, a link down under two jobs of which one used it. Every job that finishes is checked bit-identical on every worker
-and within the quantization bound; one that cannot finish ends with the reason, well
-before the agents' time limit.
+killed and replaced, a link goes down under two jobs of which one used it. Every job
+that finishes is checked bit-identical on every worker and within the quantization
+bound; one that cannot finish ends with the reason, well before the agents' time
+limit.
 
 Where a test does not need a million values it uses fewer (BMv2 aggregates a few
 thousand contributions a second); the timing bounds of the issue are asserted on the
