@@ -18,18 +18,16 @@ from fault_checks import (
     link_of_the_tree_went_down,
     switch_restarted,
 )
+from readme_sections import README, blocks, section
 
 from experiments.allreduce_net import need_root
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Faults: detection, recovery, fallback and controller restarts\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
-BLOCKS = re.findall(r"```(\w*)\n(.*?)```", SECTION, re.S)
+SECTION = section("Faults: detection, recovery, fallback and controller restarts")
 (RUN_BLOCK, OUTPUT_BLOCK, JOBS_RUN_BLOCK, JOBS_OUTPUT_BLOCK, TOML_BLOCK,
- PROMPT_BLOCK) = (text for _, text in BLOCKS)
+ PROMPT_BLOCK) = blocks(SECTION)
 FAULT_LINE = re.compile(r"^  fault (.+?): injected at [\d.]+ s; detected [\d.]+ s later "
                         r"\((probes|its P4Runtime stream ended)\)", re.M)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 import pytest
+from readme_sections import blocks, section
 
 from experiments.allreduce_net import need_root, target_missing
 from experiments.plot import draw_figures
@@ -25,11 +26,8 @@ from experiments.plot import draw_figures
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Several jobs at once: shared switch memory\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
-BLOCKS = re.findall(r"```(\w*)\n(.*?)```", SECTION, re.S)
-COMMANDS = [line for lang, text in BLOCKS if not lang for line in text.strip().splitlines()]
+SECTION = section("Several jobs at once: shared switch memory")
+COMMANDS = [line for text in blocks(SECTION, "") for line in text.strip().splitlines()]
 SMALL = "1e5"
 
 
@@ -43,7 +41,7 @@ def root() -> None:
 def test_the_section_shows_the_file_and_its_commands() -> None:
     import tomllib
 
-    [shown] = [text for lang, text in BLOCKS if lang == "toml"]
+    [shown] = blocks(SECTION, "toml")
     shipped = (ROOT / "experiments" / "two-jobs.toml").read_text()
     assert tomllib.loads(shown) == tomllib.loads(shipped)
     assert [c.split()[2] for c in COMMANDS] == ["run", "run", "run"]

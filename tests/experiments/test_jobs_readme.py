@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from readme_sections import section
+
 from experiments.results import load_results
 from experiments.show import format_run
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-START = README.index("## Several jobs at once: shared switch memory\n")
-SECTION = README[START:README.index("\n## ", START + 1)]
+SECTION = section("Several jobs at once: shared switch memory")
 
 
 def tables() -> list[list[str]]:
