@@ -73,6 +73,10 @@ a switch takes to restart and a job to wait for the fabric to heal (``--hold``).
 STALL_FLOOR = 0.2
 """A stall is at least this long, and one and a half smoothed RTTs: every chunk in
 flight should have had its answer by then."""
+FIRST_STALL = 1.0
+"""Before its first answer gives the run an RTT, a stall is this long: a job's first
+chunks take longer than the rest (a slow switch, a deep tree, the exponent round), and
+an agent that called that a stall would vouch for a link the probes only found slow."""
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -247,8 +251,9 @@ class JobControl:
                 self._moved(now)
             self._remaining = run.remaining
         elif run.active and not self._stalled:
-            srtt = run.estimator.srtt or 0.0
-            if now - self._last_move > max(STALL_FLOOR, 1.5 * srtt):
+            srtt = run.estimator.srtt
+            wait = FIRST_STALL if srtt is None else max(STALL_FLOOR, 1.5 * srtt)
+            if now - self._last_move > wait:
                 self._stalled = True
                 self.report.stalls += 1
                 self.send({"op": STALLED, "waited": round(now - self._last_move, 4)})

@@ -248,3 +248,29 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+class _Run:
+    """What ``JobControl.tick`` reads of a run that has chunks out and no answer."""
+
+    def __init__(self, srtt: float | None) -> None:
+        self.remaining, self.active, self.end, self.base = 100, True, 100, 0
+        self.estimator = type("Estimator", (), {"srtt": srtt})()
+
+
+@pytest.mark.parametrize("srtt, quiet_until, stalled_at", [
+    (None, 0.99, 1.01),  # no answer yet: the first chunks may take long
+    (0.01, 0.19, 0.21),  # a fast run: 200 ms
+    (0.5, 0.74, 0.76),  # a slow one: 1.5 smoothed RTTs
+])
+def test_a_stall_is_reported_after_the_run_could_expect_an_answer(
+        srtt: float | None, quiet_until: float, stalled_at: float) -> None:
+    sent: list[dict[str, Any]] = []
+    control = JobControl("/nonexistent", JOB, 0)
+    control.send = lambda message: bool(sent.append(message)) or True  # type: ignore[method-assign]
+    run = _Run(srtt)
+    control.begin(run, 0.0)  # type: ignore[arg-type]
+    control.tick(run, None, quiet_until)  # type: ignore[arg-type]
+    assert [m["op"] for m in sent] == []
+    control.tick(run, None, stalled_at)  # type: ignore[arg-type]
+    assert [m["op"] for m in sent] == ["stalled"]
