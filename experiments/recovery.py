@@ -44,7 +44,7 @@ SCENARIOS = [
     Scenario("a link of the job's tree", "leafspine,2,2,2", "link s1-s3 down at 1s"),
     Scenario("the tree's root switch dies", "leafspine,2,2,2", "switch s3 down at 1s"),
     Scenario("the fabric's root dies, 16 workers", "fattree,4", "switch s1 down at 1s",
-             size=300_000, bmv2_size=None),
+             size=300_000, bmv2_size=50_000),
     Scenario("the only switch restarts", "star,4", "switch s1 restart at 1s"),
     Scenario("the controller restarts", "star,4", "controller restart at 1s"),
     Scenario("a worker is cut off for good", "star,4", "link h1-s1 down at 1s",

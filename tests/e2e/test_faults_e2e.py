@@ -139,9 +139,9 @@ def run_with_faults(net: AllReduceNet, job: JobSpec, faults: tuple[str, ...],
 
 def test_fattree_8_workers_lose_their_root(tmp_path: Path) -> None:
     """fattree,4, 8 workers in two pods: their tree's root (a core switch) is killed
-    mid-run; the tree moves to another core switch. The built-in switch only: twenty
-    BMv2 processes do not fit on a small machine (the leaf-spine test above kills a
-    root on BMv2)."""
+    mid-run; the tree moves to another core switch. The built-in switch here (BMv2's
+    twenty processes make a slow test; ``ina recovery`` runs it on BMv2 too, and the
+    leaf-spine test above kills a root on BMv2)."""
     skip_unless("builtin")
     workers = [f"h{i}" for i in range(1, 9)]
     with AllReduceNet("fattree,4", tmp_path, "builtin", bw=10, k=256) as net:
