@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# gcc: pip builds netifaces (ptf's) from source, as it has no wheel for Python 3.11.
-APT_PACKAGES=(python3 python3-venv python3-dev gcc mininet iproute2 iputils-ping ethtool tcpdump nftables make
+# gcc: pip builds netifaces (ptf's) from source, as it has no wheel for Python 3.11, and
+# the built-in switch's native engine compiles P4 programs to C (gcc, libc6-dev).
+APT_PACKAGES=(python3 python3-venv python3-dev gcc libc6-dev mininet iproute2 iputils-ping ethtool tcpdump nftables make
               net-tools openssh-client openssh-server)
 VENV=.venv
 

@@ -35,17 +35,20 @@ class Pre:
     def __init__(self) -> None:
         self.groups: dict[int, list[tuple[int, int]]] = {}
         self.sessions: dict[int, CloneSession] = {}
+        self.version = 0  # counts the changes of multicast groups
 
     def group_set(self, gid: int, replicas: Sequence[tuple[int, int]]) -> None:
         if not isinstance(gid, int) or not 0 < gid <= MAX_GROUP:
             raise SwitchRuntimeError(ErrorCode.INVALID_ARGUMENT,
                                      f"multicast group id {gid!r} not in [1, {MAX_GROUP}]")
         self.groups[gid] = _replicas(replicas)
+        self.version += 1
 
     def group_delete(self, gid: int) -> None:
         if gid not in self.groups:
             raise SwitchRuntimeError(ErrorCode.NOT_FOUND, f"no multicast group {gid}")
         del self.groups[gid]
+        self.version += 1
 
     def replicate(self, gid: int) -> list[tuple[int, int]]:
         return self.groups.get(gid, [])

@@ -102,6 +102,9 @@ class Table:
         self.default = self._make_default(cfg.default_action, cfg.default_args)
         self.initial_default = self.default
         self.profile: ActionProfile | None = None  # set for indirect tables
+        #: counts the changes of entries and default action (a copy of the table, such
+        #: as the native engine's arrays, is up to date while this stays the same)
+        self.version = 0
 
     # ------------------------------------------------------------ name helpers
 
@@ -273,6 +276,7 @@ class Table:
         self.index.add(e)  # ordered by priority, higher first, then oldest first
         self.entries[e.handle] = e
         self._set_ref(e, ref)
+        self.version += 1
         return e.handle
 
     def modify(self, handle: int, action: Action,
@@ -288,6 +292,7 @@ class Table:
             ref = self._ref(action)
             self._set_ref(e, ref)
             e.aidx, e.args, e.cp_args = -1, (), ()
+        self.version += 1
 
     # ----------------------------------------------------------- indirect tables
 
@@ -364,6 +369,7 @@ class Table:
         self.index.remove(e)
         self._set_ref(e, None)
         del self.entries[handle]
+        self.version += 1
 
     def clear(self) -> None:
         """Remove every entry the control plane added (const entries stay)."""
@@ -372,15 +378,18 @@ class Table:
                 self.index.remove(e)
                 self._set_ref(e, None)
                 del self.entries[h]
+        self.version += 1
 
     def set_default(self, action: str, args: Sequence[int] | Mapping[str, int] = ()) -> None:
         if self.cfg.default_is_const:
             raise SwitchRuntimeError(ErrorCode.CONST_TABLE,
                                      f"table {self.name} has a const default action")
         self.default = self._make_default(action, args)
+        self.version += 1
 
     def reset_default(self) -> None:
         self.default = self.initial_default
+        self.version += 1
 
     # ------------------------------------------------------------------- reads
 

@@ -9,6 +9,7 @@ threads are serialised.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,6 +45,12 @@ from switch.v1model.externs import ExternState, PacketCtx, V1Hooks
 from switch.v1model.fastpath import GENERAL_ONLY
 from switch.v1model.pipeline import Pipeline
 
+log = logging.getLogger("switch.v1model")
+
+#: ``engine`` values: ``auto`` runs the native engine when the program compiles to C
+#: and a C compiler exists (the Python engine otherwise), ``native`` insists on it
+ENGINES = ("auto", "native", "python")
+
 
 def _resolve(kind: str, name: str, names: Sequence[str]) -> str:
     if name in names:
@@ -67,9 +74,11 @@ def _members(members: Sequence[int] | Mapping[int, int]) -> list[int] | dict[int
 class V1Switch:
     def __init__(self, program: Program, *, seed: int = 0,
                  trace: Callable[[str], None] | None = None, cpu_port: int | None = None,
-                 meter_clock: Callable[[], int] | None = None, lane_fusion: bool = True):
+                 meter_clock: Callable[[], int] | None = None, lane_fusion: bool = True,
+                 engine: str = "python"):
         """``lane_fusion=False`` runs every statement as written (see
-        ``switch.engine.codegen_lanes``), for comparisons."""
+        ``switch.engine.codegen_lanes``), for comparisons. ``engine``: see ``ENGINES``;
+        the native engine runs only while packets are not traced."""
         if program.arch not in ("v1model", "", None):
             raise SwitchRuntimeError(ErrorCode.UNSUPPORTED,
                                      f"architecture {program.arch} is not v1model")
@@ -93,6 +102,42 @@ class V1Switch:
             self._set_pipeline()
         except UnsupportedError as e:
             raise SwitchRuntimeError(ErrorCode.UNSUPPORTED, self._where(e)) from None
+        if engine not in ENGINES:
+            raise SwitchRuntimeError(ErrorCode.INVALID_ARGUMENT,
+                                     f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+        self.native: Any = None
+        #: why the native engine does not run this program (None when it does)
+        self.native_error: str | None = None
+        if engine != "python":
+            self._start_native(engine == "native")
+
+    def _start_native(self, required: bool) -> None:
+        from switch.native.build import BuildError
+        from switch.v1model.native import NativeEngine, prepare_state
+
+        try:
+            prepare_state(self.externs)
+            self._compiled.clear()  # it bound the registers' and counters' old storage
+            self._set_pipeline()
+            self.native = NativeEngine(self.program, self.tables, self.externs, self.pre,
+                                       self.hooks.used, self.pipeline.t0)
+        except UnsupportedError as e:
+            self.native_error = self._where(e)
+        except BuildError as e:
+            self.native_error = str(e)
+        if self.native_error is None:
+            return
+        if required:
+            raise SwitchRuntimeError(ErrorCode.UNSUPPORTED,
+                                     f"the native engine cannot run {self.program.filename}: "
+                                     f"{self.native_error}")
+        log.info("%s runs on the Python engine: the native engine cannot run it: %s",
+                 self.program.filename, self.native_error)
+
+    @property
+    def engine(self) -> str:
+        """The engine that runs the next packet: native or python."""
+        return "native" if self.native is not None and self._trace is None else "python"
 
     def _where(self, e: UnsupportedError) -> str:
         if e.pos is None or not e.pos.line:
@@ -145,14 +190,37 @@ class V1Switch:
         """Process one packet arriving on ``port``; returns every packet sent out, in
         order, as (port, bytes)."""
         with self.lock:
-            return self.pipeline.inject(port, data)
+            return self._inject(port, data)
+
+    def _inject(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        if self.native is not None and self._trace is None:
+            return self.native.process_batch([(port, bytes(data))])[0]
+        return self.pipeline.inject(port, data)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[Callable[[int, bytes], list[tuple[int, bytes]]]]:
         """Hold the switch for a batch of packets: yields ``inject`` that does not take
         the lock for each packet."""
         with self.lock:
-            yield self.pipeline.inject
+            yield self._inject if self.engine == "native" else self.pipeline.inject
+
+    def process_batch(self, frames: list[tuple[int, bytes]]
+                      ) -> tuple[list[tuple[int, bytes]], list[int]]:
+        """Process received frames ((port, bytes) each) in order: every packet sent
+        out, in order, and how many each frame made. The native engine runs them in
+        one call; exceptions of the Python engine propagate (the caller goes frame by
+        frame then)."""
+        with self.lock:
+            if self.engine == "native":
+                return self.native.process_batch(frames)  # type: ignore[no-any-return]
+            outputs: list[tuple[int, bytes]] = []
+            counts = []
+            inject = self.pipeline.inject
+            for port, frame in frames:
+                out = inject(port, frame)
+                outputs += out
+                counts.append(len(out))
+            return outputs, counts
 
     # ----------------------------------------------------------------- tables
 
@@ -342,7 +410,7 @@ class V1Switch:
         with self.lock:
             c = self._counter(name)
             self._index(c.size, index, c.name)
-            return c.packets[index], c.bytes[index]
+            return int(c.packets[index]), int(c.bytes[index])
 
     def counter_write(self, name: str, index: int, packets: int, nbytes: int) -> None:
         with self.lock:

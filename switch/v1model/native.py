@@ -1,0 +1,342 @@
+"""The v1model pipeline on the native engine: the program's blocks as C
+(``switch.native``) inside the steps of ``fastpath`` (parser, verify checksum,
+ingress, multicast or unicast or drop, egress, compute checksum, deparser), compiled
+into a shared object and called once per batch of received frames.
+
+State stays where the control plane and the Python engine see it: registers are
+numpy arrays (every register becomes a column of a bank, see ``ExternState``) and
+counters numpy arrays, which the C code reads and writes through pointers; tables and
+multicast groups stay Python objects, packed into arrays again before a batch when
+they changed (``Table.version``, ``Pre.version``). So either engine can run the next
+packet with nothing copied.
+
+What the native engine does not run (clone, resubmit, recirculate, digests, meters,
+header stacks and unions, sub-blocks, functions, ...) makes ``NativeEngine`` raise
+``UnsupportedError`` for the first such construct: the switch keeps the Python
+engine then.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from switch.engine.codegen import UnsupportedError
+from switch.engine.layout import strip
+from switch.frontend import types as T
+from switch.native import build as B
+from switch.native.c_codegen import ProgramCode, counter, gen_block, new_program_code
+from switch.native.c_runtime import PRELUDE
+from switch.native.c_tables import pack_table
+from switch.v1model import metadata as M
+from switch.v1model.fastpath import GENERAL_ONLY, TIMESTAMPS, read_fields
+from switch.v1model.native_externs import NativeHooks
+
+KINDS = {"p": "parser", "vr": "control", "ig": "control", "eg": "control", "ck": "control",
+         "dep": "deparser"}
+MAX_GROUP = 0xFFFF
+
+
+def _roles(decl: Any, h_t: T.Type, m_t: T.Type, sm_t: T.Type) -> list[str]:
+    out = []
+    for p in decl.params:
+        t = strip(p.type_ref.resolved)
+        out.append("ext" if isinstance(t, T.Extern) else "sm" if t == sm_t else
+                   "hdr" if t == h_t else "meta" if t == m_t else "?")
+    return out
+
+
+def prepare_state(externs: Any) -> None:
+    """Registers as bank columns and counters as numpy arrays (values kept), so that
+    C code can use them in place. A Python engine compiled before must be compiled
+    again (it bound the lists)."""
+    for fqn, r in externs.registers.items():
+        if r.bank is None:
+            if r.width > 64:
+                continue
+            if not externs.bank_registers((fqn,)):
+                _bank_any_width(r)
+    for c in externs.counters.values():
+        if not isinstance(c.packets, np.ndarray):
+            c.packets = np.array([int(x) for x in c.packets], np.uint64)
+            c.bytes = np.array([int(x) for x in c.bytes], np.uint64)
+
+
+def _bank_any_width(r: Any) -> None:
+    """A one-column bank in the smallest container of the register's width."""
+    size = next(b for b in (8, 16, 32, 64) if b >= r.width)
+    dtype = np.dtype(f"{'i' if r.signed else 'u'}{size // 8}")
+    bank = np.zeros((r.size, 1), dtype)
+    bank[:, 0] = r.values
+    r.values, r.bank, r.column = bank[:, 0], bank, 0
+
+
+def generate(program: Any, tables: dict[str, Any], externs: Any,
+             used: set[str]) -> tuple[str, ProgramCode, NativeHooks]:
+    """The C source of ``program``'s pipeline (UnsupportedError when it uses what the
+    native engine does not run)."""
+    general = sorted(used & GENERAL_ONLY)
+    if general:
+        raise UnsupportedError(f"extern function {general[0]}")
+    for fqn, ext in program.externs.items():
+        if ext.extern in ("meter", "direct_meter", "action_profile", "action_selector",
+                          "Checksum16", "Hash", "Random"):
+            raise UnsupportedError(f"{ext.extern} {fqn}", ext.decl.pos)
+    if program.value_sets:
+        vs = next(iter(program.value_sets.values()))
+        raise UnsupportedError("value sets", vs.decl.pos)
+    code = new_program_code(program, tables)
+    hooks = NativeHooks(externs, code.slots)
+    parser = program.pipeline["p"]
+    params = parser.decl.params
+    h_t, m_t, sm_t = (strip(params[i].type_ref.resolved) for i in (1, 2, 3))
+    cnt = counter()
+    blocks = {}
+    for key, bi in program.pipeline.items():
+        roles = _roles(bi.decl, h_t, m_t, sm_t)
+        if "?" in roles:
+            p = bi.decl.params[roles.index("?")]
+            raise UnsupportedError(f"{bi.decl.name}: parameter {p.name}", p.pos)
+        blocks[key] = (gen_block(program, code, hooks, bi, KINDS[key], cnt, roles), roles)
+    H, Mt, SM = (code.types.ctype(t) for t in (h_t, m_t, sm_t))
+    t0 = code.slots.alloc("t0")
+    mc = code.slots.alloc("multicast", 3)
+    stamps = read_fields(program, sm_t, TIMESTAMPS)
+
+    def call(key: str, extra: str = "") -> str:
+        bc, roles = blocks[key]
+        objs = {"hdr": "hdr", "meta": "meta", "sm": "sm"}
+        args = ", ".join(f"{objs[r]}" for r in roles if r in objs)
+        return f"{bc.name}(S, P{extra}{', ' if args else ''}{args})"
+
+    def stamp(which: str) -> str:
+        if which not in stamps:
+            return ""
+        return f"sm->f_{which} = (u64)now_us(S, {t0}) & 0xFFFFFFFFFFFFull;"
+
+    pipeline = f"""
+#define HDRMAX (2 * sizeof({H}) + 64)
+
+typedef struct {{ uint8_t *buf; int64_t used; int64_t *meta; int64_t n; }} Out;
+
+static void egress_one(u64 *S, Pkt *P, {H} *hdr, {Mt} *meta, {SM} *sm, u64 port,
+                       const uint8_t *payload, u64 paylen, u64 plen, Out *o, int64_t idx) {{
+    sm->f_egress_port = port;
+    sm->f_egress_spec = 0;
+    sm->f_packet_length = plen;
+    {stamp("egress_global_timestamp")}
+    P->plen = plen;
+    {call("eg")};
+    if (sm->f_egress_spec == {M.DROP_PORT}) return;
+    {call("ck")};
+    P->out = o->buf + o->used;
+    memset(P->out, 0, HDRMAX);
+    P->obo = 0;
+    {call("dep")};
+    u64 hb = (P->obo + 7) >> 3;
+    memcpy(P->out + hb, payload, paylen);
+    int64_t *m = o->meta + 4 * o->n;
+    m[0] = o->used; m[1] = (int64_t)(hb + paylen); m[2] = (int64_t)port; m[3] = idx;
+    o->used += (int64_t)(hb + paylen);
+    o->n += 1;
+}}
+
+static void process(u64 *S, const uint8_t *data, u64 len, u64 port, Out *o, int64_t idx) {{
+    {H} hdr_v; {Mt} meta_v; {SM} sm_v;
+    memset(&hdr_v, 0, sizeof hdr_v); memset(&meta_v, 0, sizeof meta_v);
+    memset(&sm_v, 0, sizeof sm_v);
+    {H} *hdr = &hdr_v; {Mt} *meta = &meta_v; {SM} *sm = &sm_v;
+    Pkt Pv; memset(&Pv, 0, sizeof Pv); Pkt *P = &Pv;
+    P->plen = len;
+    sm->f_ingress_port = port;
+    sm->f_packet_length = len;
+    {stamp("ingress_global_timestamp")}
+    u64 err = 0;
+    u64 bo = {call("p", ", data, len, &err")};
+    if (err) sm->f_parser_error = err;
+    const uint8_t *payload = data + (bo >> 3);
+    u64 paylen = len - (bo >> 3);
+    {call("vr")};
+    sm->f_checksum_error = P->checksum_error;
+    {call("ig")};
+    u64 mgid = sm->f_mcast_grp;
+    if (mgid) {{
+        sm->f_instance_type = {M.REPLICATION};
+        if (mgid > {MAX_GROUP}) return;
+        const int32_t *index = PTR(const int32_t, {mc});
+        int32_t first = index[2 * mgid], count = index[2 * mgid + 1];
+        const int32_t *ports = PTR(const int32_t, {mc + 1});
+        const int32_t *rids = PTR(const int32_t, {mc + 2});
+        for (int32_t r = 0; r < count; r++) {{
+            {H} h2 = hdr_v; {Mt} m2 = meta_v; {SM} s2 = sm_v;
+            s2.f_egress_rid = (u64)rids[first + r];
+            egress_one(S, P, &h2, &m2, &s2, (u64)ports[first + r], payload, paylen, len, o,
+                       idx);
+        }}
+        return;
+    }}
+    u64 es = sm->f_egress_spec;
+    if (es == {M.DROP_PORT}) return;
+    egress_one(S, P, hdr, meta, sm, es, payload, paylen, len, o, idx);
+}}
+
+/* Run frames [start, n) (in: their bytes; inmeta: offset, length, port each) until
+ * the output buffer could be too small for the next one; res: [next frame, outputs]. */
+void ina_batch(u64 *S, const uint8_t *in, const int64_t *inmeta, int64_t start, int64_t n,
+               uint8_t *outbuf, int64_t cap, int64_t *outmeta, int64_t maxout,
+               int64_t mcmax, int64_t *res) {{
+    Out o = {{outbuf, 0, outmeta, 0}};
+    int64_t i = start;
+    for (; i < n; i++) {{
+        int64_t len = inmeta[3 * i + 1];
+        int64_t copies = 1 + mcmax;
+        if (o.used + copies * (int64_t)(HDRMAX + len) > cap || o.n + copies > maxout) break;
+        process(S, in + inmeta[3 * i], (u64)len, (u64)inmeta[3 * i + 2], &o, i);
+    }}
+    res[0] = i;
+    res[1] = o.n;
+}}
+"""
+    pkt = "typedef struct { u64 plen; u64 checksum_error; uint8_t *out; u64 obo; } Pkt;\n"
+    source = "\n".join([PRELUDE, *code.types.decls, pkt, *code.tables.functions,
+                        *(bc.source for bc, _r in blocks.values()), pipeline])
+    return source, code, hooks
+
+
+class NativeEngine:
+    """A v1model program compiled to C, run on the switch's own state."""
+
+    def __init__(self, program: Any, tables: dict[str, Any], externs: Any, pre: Any,
+                 used: set[str], t0_ns: int):
+        source, code, hooks = generate(program, tables, externs, used)
+        self.source = source
+        self.lib = B.load(B.build(source))
+        self.fn = self.lib.ina_batch
+        self.fn.restype = None
+        self.fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                            ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                            ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]
+        self.build_hash = self.lib.ina_build_hash
+        self.build_hash.restype = None
+        self.build_hash.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                                    ctypes.c_void_p, ctypes.c_uint64]
+        self.S = np.zeros(max(1, len(code.slots.names)), np.uint64)
+        self.tables = {name: tables[name] for name in code.tables.base}
+        self.table_base = dict(code.tables.base)
+        self.table_version: dict[str, int] = {}
+        self.keep: dict[str, list[np.ndarray]] = {}
+        self.pre = pre
+        self.pre_version = -1
+        self.mcmax = 0
+        S = self.S
+        for fqn, base in hooks.registers.items():
+            r = externs.registers[fqn]
+            bank = r.bank
+            S[base] = bank.ctypes.data + r.column * bank.itemsize
+            S[base + 1] = bank.shape[1]
+        for fqn, base in hooks.counters.items():
+            c = externs.counters[fqn]
+            S[base] = c.packets.ctypes.data
+            S[base + 1] = c.bytes.ctypes.data
+        self.counters = {fqn: externs.counters[fqn] for fqn in hooks.counters}
+        S[code.slots.names.index("t0")] = t0_ns & 0xFFFFFFFFFFFFFFFF
+        self.mc_slot = code.slots.names.index("multicast[0]")
+        self.res = np.zeros(2, np.int64)
+        self.out = np.zeros(1 << 16, np.uint8)
+        self.outmeta = np.zeros(4 * 256, np.int64)
+        self.sync()
+
+    # ------------------------------------------------------------------ state
+
+    def sync(self) -> None:
+        """Pack the tables and multicast groups that changed since the last batch."""
+        for name, t in self.tables.items():
+            if self.table_version.get(name) != t.version:
+                self._pack(name, t)
+        if self.pre.version != self.pre_version:
+            self._pack_groups()
+        for c in self.counters.values():  # a counter's arrays may have been replaced
+            if not isinstance(c.packets, np.ndarray):
+                raise RuntimeError(f"counter {c.name}: its values are no longer an array")
+
+    def _pack(self, name: str, t: Any) -> None:
+        values, arrays = pack_table(t)
+        base = self.table_base[name]
+        if len(arrays) == 6:  # an exact index: build its hash slots
+            keys, hslots = arrays[0], arrays[5]
+            self.build_hash(keys.ctypes.data, values[0], max(1, len(t.keys)),
+                            hslots.ctypes.data, values[3])
+        self.keep[name] = arrays
+        for i, v in enumerate(values):
+            self.S[base + i] = v & 0xFFFFFFFFFFFFFFFF
+        self.table_version[name] = t.version
+
+    def _pack_groups(self) -> None:
+        groups = self.pre.groups
+        index = np.zeros(2 * (MAX_GROUP + 1), np.int32)
+        ports: list[int] = []
+        rids: list[int] = []
+        for gid, reps in groups.items():
+            index[2 * gid] = len(ports)
+            index[2 * gid + 1] = len(reps)
+            ports += [p for p, _r in reps]
+            rids += [r for _p, r in reps]
+        parr = np.array(ports or [0], np.int32)
+        rarr = np.array(rids or [0], np.int32)
+        self.keep["#multicast"] = [index, parr, rarr]
+        self.S[self.mc_slot] = index.ctypes.data
+        self.S[self.mc_slot + 1] = parr.ctypes.data
+        self.S[self.mc_slot + 2] = rarr.ctypes.data
+        self.mcmax = max((len(r) for r in groups.values()), default=0)
+        self.pre_version = self.pre.version
+
+    # ---------------------------------------------------------------- packets
+
+    def process_batch(self, frames: list[tuple[int, bytes]]
+                      ) -> tuple[list[tuple[int, bytes]], list[int]]:
+        """Run ``frames`` ((port, bytes) each); returns the outputs in order, as
+        (port, bytes), and how many outputs each frame made."""
+        self.sync()
+        n = len(frames)
+        data = b"".join(f for _p, f in frames)
+        inmeta = np.empty(3 * n, np.int64)
+        off = 0
+        for i, (port, f) in enumerate(frames):
+            ln = len(f)
+            inmeta[3 * i] = off
+            inmeta[3 * i + 1] = ln
+            inmeta[3 * i + 2] = port
+            off += ln
+        outputs: list[tuple[int, bytes]] = []
+        counts = [0] * n
+        start = 0
+        res = self.res
+        while start < n:
+            need_bytes = (1 + self.mcmax) * (int(inmeta[3 * start + 1]) + 4096 + 64)
+            if self.out.size < need_bytes:
+                self.out = np.zeros(max(need_bytes, 2 * self.out.size), np.uint8)
+            if self.outmeta.size < 4 * (1 + self.mcmax):
+                self.outmeta = np.zeros(4 * 2 * (1 + self.mcmax), np.int64)
+            self.fn(self.S.ctypes.data, data, inmeta.ctypes.data, start, n,
+                    self.out.ctypes.data, self.out.size, self.outmeta.ctypes.data,
+                    self.outmeta.size // 4, self.mcmax, res.ctypes.data)
+            done, nout = int(res[0]), int(res[1])
+            if done == start:  # one frame did not fit: a larger buffer next round
+                self.out = np.zeros(2 * self.out.size, np.uint8)
+                self.outmeta = np.zeros(2 * self.outmeta.size, np.int64)
+                continue
+            if nout:
+                buf = self.out[:int(self.outmeta[4 * (nout - 1)] +
+                                    self.outmeta[4 * (nout - 1) + 1])].tobytes()
+                meta = self.outmeta[:4 * nout].tolist()
+                for j in range(0, 4 * nout, 4):
+                    o, ln, port, idx = meta[j:j + 4]
+                    outputs.append((port, buf[o:o + ln]))
+                    counts[idx] += 1
+            start = done
+        return outputs, counts
+
+
+__all__ = ["NativeEngine", "generate", "prepare_state"]
