@@ -38,6 +38,8 @@ def add_bench_parser(verbs: Any) -> None:
                    help="the switch: ina (the built-in one, default) or bmv2 "
                         "(simple_switch_grpc); ina,bmv2 runs both and puts their figures "
                         "side by side")
+    s.add_argument("--engine", choices=("auto", "native", "python"), default="auto",
+                   help="the built-in switch's engine (ina switch --engine; default auto)")
     s.set_defaults(func=cmd_bench_switch)
 
     a = kinds.add_parser("allreduce", help="in-network all-reduce in Mininet (root)")
@@ -73,7 +75,8 @@ def cmd_bench_switch(args: argparse.Namespace) -> int:
 
     return bench_switch(args.program, args.count, workers=args.workers, window=args.window,
                         include_dirs=args.include_dirs, defines=args.defines,
-                        targets=[t.strip() for t in args.target.split(",") if t.strip()])
+                        targets=[t.strip() for t in args.target.split(",") if t.strip()],
+                        engine=args.engine)
 
 
 def cmd_bench_allreduce(args: argparse.Namespace) -> int:

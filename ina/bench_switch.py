@@ -161,7 +161,7 @@ def resolve_program(program: str | None) -> str:
 
 def bench_switch(program: str | None, count: int, *, workers: int = 2, window: int = 64,
                  include_dirs: Sequence[str] = (), defines: Sequence[str] = (),
-                 targets: Sequence[str] = ("ina",)) -> int:
+                 targets: Sequence[str] = ("ina",), engine: str = "auto") -> int:
     """Run the benchmark on each of ``targets`` in turn (``ina``, ``bmv2``); the exit
     status. A program with the aggregation tables (``ina_job``) is measured as an
     aggregation switch with ``workers`` worker ports (``ina.bench_switch_agg``), any
@@ -201,7 +201,7 @@ def bench_switch(program: str | None, count: int, *, workers: int = 2, window: i
     for target in dict.fromkeys(targets):
         if len(targets) > 1:
             print(f"== {TARGET_NAMES[target]} ==")
-        status, fig = _bench_one(program, count, workers, window, compile_args, target)
+        status, fig = _bench_one(program, count, workers, window, compile_args, target, engine)
         if status:
             return status
         if fig is not None:
@@ -213,8 +213,9 @@ def bench_switch(program: str | None, count: int, *, workers: int = 2, window: i
 
 
 def _bench_one(program: str, count: int, workers: int, window: int,
-               compile_args: Sequence[str], target: str) -> tuple[int, Figures | None]:
-    with running_switch(program, max(2, workers), compile_args, target) as sw:
+               compile_args: Sequence[str], target: str,
+               engine: str = "auto") -> tuple[int, Figures | None]:
+    with running_switch(program, max(2, workers), compile_args, target, engine) as sw:
         if sw is None:
             return 1, None
         with P4RuntimeClient(sw.address, device_id=0) as client:

@@ -74,7 +74,7 @@ def missing_tools(target: str) -> str | None:
 
 @contextlib.contextmanager
 def running_switch(program: str, ports: int, compile_args: Sequence[str] = (),
-                   target: str = "ina") -> Iterator[RunningSwitch | None]:
+                   target: str = "ina", engine: str = "auto") -> Iterator[RunningSwitch | None]:
     """Start the ``target`` switch (``ina`` or ``bmv2``) with ``program`` on ``ports``
     throw-away veth pairs and wait until it serves P4Runtime with the program; None
     (after saying why) when it does not start. Stops the switch and removes the pairs
@@ -94,7 +94,8 @@ def running_switch(program: str, ports: int, compile_args: Sequence[str] = (),
                     "--thrift-port", str(_free_port()), "--", "--grpc-server-addr", address]
         else:
             argv = [sys.executable, "-m", "ina", "switch", program, *attach, *compile_args,
-                    "--control-socket", control, "--", "--grpc-server-addr", address]
+                    "--engine", engine, "--control-socket", control, "--",
+                    "--grpc-server-addr", address]
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
         try:
             t = time.perf_counter()

@@ -113,7 +113,7 @@ class SwitchProcess:
         except PortError as e:
             raise StartupError(str(e)) from None
         setup = {"artifact": dump_artifact(program).encode(), "name": str(o.program),
-                 "seed": o.seed or 0, "ports": list(o.ports),
+                 "seed": o.seed or 0, "engine": o.engine, "ports": list(o.ports),
                  "impairments": list(o.impairments), "groups": groups}
         try:
             self.pipelines = Pipelines.start(o.pipelines - 1, setup)
@@ -144,7 +144,7 @@ class SwitchProcess:
         from switch.v1model import V1Switch
 
         sw = V1Switch(program, seed=self.options.seed or 0, cpu_port=self.options.cpu_port,
-                      trace=self.trace)
+                      trace=self.trace, engine=self.options.engine)
         if self.pipelines is None:
             return sw
         if self.server is not None:
@@ -186,9 +186,12 @@ class SwitchProcess:
         program = self._program_name() or "none yet (--no-p4)"
         cpu = "none" if o.cpu_port is None else str(o.cpu_port)
         pipes = f", {o.pipelines} pipelines" if o.pipelines > 1 else ""
+        sw = None if self.server is None else self.server.switch
+        engine = getattr(getattr(sw, "switch", sw), "engine", None)
+        on = f", {engine} engine" if engine else ""
         return (f"ina switch: device {o.device_id} ready: P4Runtime on {o.grpc_address}, "
                 f"ports {ports}, CPU port {cpu}, program {program}{pipes}, "
-                f"control socket {o.control_socket}")
+                f"control socket {o.control_socket}{on}")
 
     # ----------------------------------------------------------------- main loop
 

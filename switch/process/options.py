@@ -19,6 +19,7 @@ from switch.ports import ImpairmentConfig, SpecError, parse_impairment_spec, par
 DEFAULT_GRPC_ADDRESS = "0.0.0.0:9559"  # as simple_switch_grpc
 MAX_PORT = 511  # v1model ports are bit<9>
 MAX_PIPELINES = 64
+ENGINES = ("auto", "native", "python")  # as switch.v1model.switch.ENGINES
 TARGET_OPTIONS = ("--grpc-server-addr", "--cpu-port", "--grpc-server-insecure")
 
 #: simple_switch(_grpc) options the built-in switch does not take, with the reason, so
@@ -65,6 +66,7 @@ class SwitchOptions:
     nanolog: str | None = None
     log_flush: bool = False
     pipelines: int = 1
+    engine: str = "auto"
 
     @property
     def tracing(self) -> bool:
@@ -161,6 +163,10 @@ def _switch_parser() -> _Parser:
                    metavar="N",
                    help="run N pipelines, one process each, for a program with a "
                         "@pipeline_key field (default 1)")
+    p.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="run the program as compiled C (native) or as Python (python); "
+                        "auto (the default): native when the program compiles to C and a C "
+                        "compiler is installed, else python. Tracing runs the Python engine")
     return p
 
 
@@ -257,6 +263,9 @@ def parse_switch_args(argv: Sequence[str]) -> SwitchOptions:
         raise OptionsError(f"--cpu-port {target.cpu_port} is also given as an interface port")
     if args.pipelines > 1:
         _check_pipelines(args, target)
+    if args.engine == "native" and (args.log_console or args.log_file):
+        raise OptionsError("--engine native and --log-console/--log-file exclude each other "
+                           "(a traced switch runs the Python engine)")
     defines = []
     for item in args.defines:
         name, eq, value = item.partition("=")
@@ -282,6 +291,7 @@ def parse_switch_args(argv: Sequence[str]) -> SwitchOptions:
         nanolog=args.nanolog,
         log_flush=args.log_flush,
         pipelines=args.pipelines,
+        engine=args.engine,
     )
 
 

@@ -80,7 +80,7 @@ def serve(sock: socket.socket) -> int:
     index = setup["index"]
     try:
         program = load_artifact(setup["artifact"], setup["name"])
-        switch = V1Switch(program, seed=setup["seed"])
+        switch = V1Switch(program, seed=setup["seed"], engine=setup.get("engine", "auto"))
         ports = PortSet(setup["ports"], impairments=setup["impairments"])
         ports.open()
         ports.join_fanout(setup["groups"])
