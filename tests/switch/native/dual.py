@@ -19,6 +19,7 @@ class DualSwitch:
         self.nat = V1Switch(program, seed=seed, engine="native")
         assert self.nat.engine == "native"
         self.packets = 0
+        self.outputs = 0
 
     @property
     def engine(self) -> str:
@@ -51,6 +52,7 @@ class DualSwitch:
                 if ra != rb:
                     raise Mismatch(f"packet {self.packets} on port {args[0]} "
                                    f"({bytes(args[1]).hex()}): python {ra!r}, native {rb!r}")
+                self.outputs += len(ra)
                 self.compare_state(f"after packet {self.packets}")
             elif ra != rb:
                 raise Mismatch(f"{name}{args}: python {ra!r}, native {rb!r}")
