@@ -11,7 +11,6 @@ from switch.engine.layout import strip
 from switch.frontend import ast as A
 from switch.frontend import types as T
 from switch.native.c_base import signed, width
-from switch.native.c_expr import mask
 from switch.native.c_stmt import StmtMixin
 
 MAX_PARSER_STEPS = 10000
@@ -39,6 +38,13 @@ def _has_cycle(decl: A.ParserDecl) -> bool:
         return False
 
     return any(visit(n) for n in list(succ) if n not in color)
+
+
+def _fold(a: str, b: str) -> str:
+    """``a + b``, added up when both are numbers."""
+    if a.isdigit() and b.isdigit():
+        return str(int(a) + int(b))
+    return f"{a} + {b}"
 
 
 class ParserMixin(StmtMixin):
@@ -202,24 +208,27 @@ class ParserMixin(StmtMixin):
                    if not isinstance(strip(f.type), T.Varbit))
 
     def _read_fields(self, t: T.Header, h: str, at: str, node: A.Node,
-                     varbits: str | None = None) -> None:
+                     varbits: str | None = None, data: str = "d") -> None:
         off = "0"
         for f in t.fields:
             ft = strip(f.type)
             if isinstance(ft, T.Varbit):
                 vb = varbits or "0"
-                self.em(f"get_bytes({h}.f_{f.name}, d, {at} + {off}, {vb}); "
+                self.em(f"get_bytes({h}.f_{f.name}, {data}, {at} + {off}, {vb}); "
                         f"{h}.w_{f.name} = {vb};")
                 off = f"{off} + {vb}"
                 continue
             w = width(ft, node)
-            v = f"get_bits(d, {at} + {off}, {w})"
+            if at == "0" and off.isdigit() and int(off) % 8 == 0 and w in (8, 16, 32, 64):
+                v = f"ld_be{w}({data} + {int(off) // 8})"
+            else:
+                v = f"get_bits({data}, {_fold(at, off)}, {w})"
             if isinstance(ft, T.Bool):
                 v = f"(u64)({v} != 0)"
             elif signed(ft):
                 v = f"sext({v}, {w})"
             self.em(f"{h}.f_{f.name} = {v};")
-            off = f"{off} + {w}"
+            off = _fold(off, str(w))
 
     def extract(self, target: A.Expr, nbits: A.Expr | None, c: A.Call) -> None:
         t = self.ty(target)
@@ -233,7 +242,15 @@ class ParserMixin(StmtMixin):
             raise self.unsupported("a header with two varbit fields", c)
         if nbits is None:
             self.em(f"if (bo + {fixed} > n) {self.fail(short)}")
-            self._read_fields(t, h, "bo", c, "0" if vfields else None)
+            if vfields:
+                self._read_fields(t, h, "bo", c, "0")
+            else:
+                # at a whole byte (the usual case) every offset is a constant
+                with self.em.block("if ((bo & 7) == 0)"):
+                    self.em("const uint8_t *pb = d + (bo >> 3);")
+                    self._read_fields(t, h, "0", c, None, "pb")
+                with self.em.block("else"):
+                    self._read_fields(t, h, "bo", c, None)
             self.em(f"{h}.valid = 1;")
             self.em(f"bo += {fixed};")
             return
@@ -265,16 +282,41 @@ class ParserMixin(StmtMixin):
         if isinstance(t, T.Header):
             h = self.expr(e)
             with self.em.block(f"if ({h}.valid)"):
-                for f in t.fields:
-                    ft = strip(f.type)
-                    if isinstance(ft, T.Varbit):
-                        self.em(f"put_bytes(P->out, P->obo, {h}.f_{f.name}, {h}.w_{f.name}); "
-                                f"P->obo += {h}.w_{f.name};")
-                        continue
-                    w = width(ft, e)
-                    v = f"{h}.f_{f.name}"
-                    self.em(f"put_bits(P->out, P->obo, (u64)({v}) & {mask(w)}, {w}); "
-                            f"P->obo += {w};")
+                if any(isinstance(strip(f.type), T.Varbit) for f in t.fields):
+                    size = sum(strip(f.type).max_width if isinstance(strip(f.type), T.Varbit)
+                               else width(f.type, e) for f in t.fields)
+                    self.em(f"zero_from(P->out, P->obo, P->obo + {size});")
+                    for f in t.fields:
+                        ft = strip(f.type)
+                        if isinstance(ft, T.Varbit):
+                            self.em(f"put_bytes(P->out, P->obo, {h}.f_{f.name}, "
+                                    f"{h}.w_{f.name}); P->obo += {h}.w_{f.name};")
+                            continue
+                        w = width(ft, e)
+                        self.em(f"put_bits(P->out, P->obo, (u64)({h}.f_{f.name}), {w}); "
+                                f"P->obo += {w};")
+                    return
+                total = sum(width(f.type, e) for f in t.fields)
+                # at a whole byte (the usual case) every offset is a constant
+                for aligned in (True, False):
+                    with self.em.block("if ((P->obo & 7) == 0)" if aligned else "else"):
+                        if aligned:
+                            self.em("uint8_t *qb = P->out + (P->obo >> 3);")
+                            self.em(f"memset(qb, 0, {(total + 7) // 8});")
+                        else:
+                            self.em("zero_from(P->out, P->obo, P->obo + "
+                                    f"{total});")
+                        off = 0
+                        for f in t.fields:
+                            w = width(f.type, e)
+                            at = f"{off}" if aligned else f"P->obo + {off}"
+                            if aligned and off % 8 == 0 and w in (8, 16, 32, 64):
+                                self.em(f"st_be{w}(qb + {off // 8}, (u64)({h}.f_{f.name}));")
+                            else:
+                                self.em(f"put_bits({'qb' if aligned else 'P->out'}, {at}, "
+                                        f"(u64)({h}.f_{f.name}), {w});")
+                            off += w
+                self.em(f"P->obo += {total};")
             return
         if isinstance(t, T.Struct):
             s = self.expr(e)

@@ -26,7 +26,7 @@ static inline i64 sext(u64 v, int w) {
 
 /* ``w`` (<= 64) bits at bit offset ``bo`` of ``d``, MSB first (the caller checked the
  * length). */
-static inline u64 get_bits(const uint8_t *d, u64 bo, int w) {
+static inline __attribute__((always_inline)) u64 get_bits(const uint8_t *d, u64 bo, int w) {
     if (w == 0) return 0;
     u64 start = bo >> 3;
     int skip = (int)(bo & 7);
@@ -39,7 +39,7 @@ static inline u64 get_bits(const uint8_t *d, u64 bo, int w) {
 
 /* Write the low ``w`` bits of ``v`` at bit offset ``bo`` of ``d`` (the bytes from
  * ``bo`` on hold zero bits in the part written). */
-static inline void put_bits(uint8_t *d, u64 bo, u64 v, int w) {
+static inline __attribute__((always_inline)) void put_bits(uint8_t *d, u64 bo, u64 v, int w) {
     if (w == 0) return;
     v &= MASK(w);
     u64 start = bo >> 3;
@@ -51,6 +51,24 @@ static inline void put_bits(uint8_t *d, u64 bo, u64 v, int w) {
         d[start + i] |= (uint8_t)x;
         x >>= 8;
     }
+}
+
+#define LD_BE(w, swap) \
+    static inline u64 ld_be##w(const uint8_t *p) { \
+        uint##w##_t v; memcpy(&v, p, w / 8); return swap(v); } \
+    static inline void st_be##w(uint8_t *p, u64 v) { \
+        uint##w##_t x = swap((uint##w##_t)v); memcpy(p, &x, w / 8); }
+#define NOSWAP(v) (v)
+LD_BE(8, NOSWAP)
+LD_BE(16, __builtin_bswap16)
+LD_BE(32, __builtin_bswap32)
+LD_BE(64, __builtin_bswap64)
+
+/* Zero the bytes of ``d`` that bits [from, to) start (the byte ``from`` is in, when it
+ * starts mid-byte, holds bits written before). */
+static inline void zero_from(uint8_t *d, u64 from, u64 to) {
+    u64 a = (from + 7) >> 3, b = (to + 7) >> 3;
+    if (b > a) memset(d + a, 0, b - a);
 }
 
 /* ``nbits`` (a multiple of 8) bits of ``src`` at bit offset ``bo`` of ``d``. */

@@ -132,7 +132,6 @@ static void egress_one(u64 *S, Pkt *P, {H} *hdr, {Mt} *meta, {SM} *sm, u64 port,
     if (sm->f_egress_spec == {M.DROP_PORT}) return;
     {call("ck")};
     P->out = o->buf + o->used;
-    memset(P->out, 0, HDRMAX);
     P->obo = 0;
     {call("dep")};
     u64 hb = (P->obo + 7) >> 3;
@@ -300,43 +299,41 @@ class NativeEngine:
         (port, bytes), and how many outputs each frame made."""
         self.sync()
         n = len(frames)
-        data = b"".join(f for _p, f in frames)
-        inmeta = np.empty(3 * n, np.int64)
-        off = 0
-        for i, (port, f) in enumerate(frames):
-            ln = len(f)
-            inmeta[3 * i] = off
-            inmeta[3 * i + 1] = ln
-            inmeta[3 * i + 2] = port
-            off += ln
+        if not n:
+            return [], []
+        fs = [f for _p, f in frames]
+        data = b"".join(fs)
+        inmeta = np.empty((n, 3), np.int64)
+        lens = inmeta[:, 1]
+        lens[:] = np.fromiter(map(len, fs), np.int64, n)
+        inmeta[:, 2] = np.fromiter((p for p, _f in frames), np.int64, n)
+        inmeta[0, 0] = 0
+        np.cumsum(lens[:-1], out=inmeta[1:, 0])
         outputs: list[tuple[int, bytes]] = []
-        counts = [0] * n
+        counts = np.zeros(n, np.int64)
         start = 0
         res = self.res
+        copies = 1 + self.mcmax
         while start < n:
-            need_bytes = (1 + self.mcmax) * (int(inmeta[3 * start + 1]) + 4096 + 64)
-            if self.out.size < need_bytes:
-                self.out = np.zeros(max(need_bytes, 2 * self.out.size), np.uint8)
-            if self.outmeta.size < 4 * (1 + self.mcmax):
-                self.outmeta = np.zeros(4 * 2 * (1 + self.mcmax), np.int64)
+            need = copies * (int(lens[start]) + 4096 + 64)
+            if self.out.size < need:
+                self.out = np.zeros(max(need, 2 * self.out.size), np.uint8)
+            if self.outmeta.size < 4 * copies:
+                self.outmeta = np.zeros(8 * copies, np.int64)
             self.fn(self.S.ctypes.data, data, inmeta.ctypes.data, start, n,
                     self.out.ctypes.data, self.out.size, self.outmeta.ctypes.data,
                     self.outmeta.size // 4, self.mcmax, res.ctypes.data)
             done, nout = int(res[0]), int(res[1])
-            if done == start:  # one frame did not fit: a larger buffer next round
+            if done == start:  # the next frame did not fit: larger buffers
                 self.out = np.zeros(2 * self.out.size, np.uint8)
                 self.outmeta = np.zeros(2 * self.outmeta.size, np.int64)
                 continue
             if nout:
-                buf = self.out[:int(self.outmeta[4 * (nout - 1)] +
-                                    self.outmeta[4 * (nout - 1) + 1])].tobytes()
-                meta = self.outmeta[:4 * nout].tolist()
-                for j in range(0, 4 * nout, 4):
-                    o, ln, port, idx = meta[j:j + 4]
-                    outputs.append((port, buf[o:o + ln]))
-                    counts[idx] += 1
+                m = self.outmeta[:4 * nout].reshape(nout, 4)
+                buf = self.out[:int(m[-1, 0] + m[-1, 1])].tobytes()
+                ends = (m[:, 0] + m[:, 1]).tolist()
+                outputs += [(p, buf[o:e]) for o, e, p in
+                            zip(m[:, 0].tolist(), ends, m[:, 2].tolist(), strict=True)]
+                counts += np.bincount(m[:, 3], minlength=n)
             start = done
-        return outputs, counts
-
-
-__all__ = ["NativeEngine", "generate", "prepare_state"]
+        return outputs, counts.tolist()
