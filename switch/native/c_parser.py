@@ -47,6 +47,11 @@ def _fold(a: str, b: str) -> str:
     return f"{a} + {b}"
 
 
+def _max_width(t: T.Type, node: A.Node) -> int:
+    st = strip(t)
+    return st.max_width if isinstance(st, T.Varbit) else width(st, node)
+
+
 class ParserMixin(StmtMixin):
     kind = "control"
     looping = False
@@ -283,8 +288,7 @@ class ParserMixin(StmtMixin):
             h = self.expr(e)
             with self.em.block(f"if ({h}.valid)"):
                 if any(isinstance(strip(f.type), T.Varbit) for f in t.fields):
-                    size = sum(strip(f.type).max_width if isinstance(strip(f.type), T.Varbit)
-                               else width(f.type, e) for f in t.fields)
+                    size = sum(_max_width(f.type, e) for f in t.fields)
                     self.em(f"zero_from(P->out, P->obo, P->obo + {size});")
                     for f in t.fields:
                         ft = strip(f.type)

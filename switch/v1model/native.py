@@ -19,6 +19,7 @@ engine then.
 from __future__ import annotations
 
 import ctypes
+from array import array
 from typing import Any
 
 import numpy as np
@@ -242,9 +243,10 @@ class NativeEngine:
         self.counters = {fqn: externs.counters[fqn] for fqn in hooks.counters}
         S[code.slots.names.index("t0")] = t0_ns & 0xFFFFFFFFFFFFFFFF
         self.mc_slot = code.slots.names.index("multicast[0]")
-        self.res = np.zeros(2, np.int64)
-        self.out = np.zeros(1 << 16, np.uint8)
-        self.outmeta = np.zeros(4 * 256, np.int64)
+        self.res = array("q", [0, 0])
+        self.res_addr = self.res.buffer_info()[0]
+        self.S_addr = self.S.ctypes.data
+        self._buffers(1 << 16, 256)
         self.sync()
 
     # ------------------------------------------------------------------ state
@@ -256,9 +258,6 @@ class NativeEngine:
                 self._pack(name, t)
         if self.pre.version != self.pre_version:
             self._pack_groups()
-        for c in self.counters.values():  # a counter's arrays may have been replaced
-            if not isinstance(c.packets, np.ndarray):
-                raise RuntimeError(f"counter {c.name}: its values are no longer an array")
 
     def _pack(self, name: str, t: Any) -> None:
         values, arrays = pack_table(t)
@@ -293,47 +292,50 @@ class NativeEngine:
 
     # ---------------------------------------------------------------- packets
 
+    def _buffers(self, out_bytes: int, outputs: int) -> None:
+        """Output buffers for at least ``out_bytes`` bytes and ``outputs`` frames."""
+        self.out = bytearray(out_bytes)
+        self.out_addr = ctypes.addressof((ctypes.c_char * out_bytes).from_buffer(self.out))
+        self.outmeta = array("q", bytes(32 * outputs))
+        self.outmeta_addr = self.outmeta.buffer_info()[0]
+
     def process_batch(self, frames: list[tuple[int, bytes]]
                       ) -> tuple[list[tuple[int, bytes]], list[int]]:
         """Run ``frames`` ((port, bytes) each); returns the outputs in order, as
-        (port, bytes), and how many outputs each frame made."""
+        (port, bytes), and how many outputs each frame made. (Small batches are the
+        rule in a network: the per-batch work is plain lists and arrays.)"""
         self.sync()
         n = len(frames)
-        if not n:
-            return [], []
-        fs = [f for _p, f in frames]
-        data = b"".join(fs)
-        inmeta = np.empty((n, 3), np.int64)
-        lens = inmeta[:, 1]
-        lens[:] = np.fromiter(map(len, fs), np.int64, n)
-        inmeta[:, 2] = np.fromiter((p for p, _f in frames), np.int64, n)
-        inmeta[0, 0] = 0
-        np.cumsum(lens[:-1], out=inmeta[1:, 0])
+        flat: list[int] = []
+        off = 0
+        for port, f in frames:
+            ln = len(f)
+            flat += (off, ln, port)
+            off += ln
+        data = b"".join([f for _p, f in frames])
+        inmeta = array("q", flat)
+        in_addr = inmeta.buffer_info()[0]
         outputs: list[tuple[int, bytes]] = []
-        counts = np.zeros(n, np.int64)
-        start = 0
+        counts = [0] * n
         res = self.res
         copies = 1 + self.mcmax
+        start = 0
         while start < n:
-            need = copies * (int(lens[start]) + 4096 + 64)
-            if self.out.size < need:
-                self.out = np.zeros(max(need, 2 * self.out.size), np.uint8)
-            if self.outmeta.size < 4 * copies:
-                self.outmeta = np.zeros(8 * copies, np.int64)
-            self.fn(self.S.ctypes.data, data, inmeta.ctypes.data, start, n,
-                    self.out.ctypes.data, self.out.size, self.outmeta.ctypes.data,
-                    self.outmeta.size // 4, self.mcmax, res.ctypes.data)
-            done, nout = int(res[0]), int(res[1])
+            need = copies * (flat[3 * start + 1] + 4096 + 64)
+            if len(self.out) < need or len(self.outmeta) < 4 * copies:
+                self._buffers(max(need, len(self.out)), max(2 * copies, len(self.outmeta) // 4))
+            self.fn(self.S_addr, data, in_addr, start, n, self.out_addr, len(self.out),
+                    self.outmeta_addr, len(self.outmeta) // 4, self.mcmax, self.res_addr)
+            done, nout = res[0], res[1]
             if done == start:  # the next frame did not fit: larger buffers
-                self.out = np.zeros(2 * self.out.size, np.uint8)
-                self.outmeta = np.zeros(2 * self.outmeta.size, np.int64)
+                self._buffers(2 * len(self.out), len(self.outmeta) // 2)
                 continue
             if nout:
-                m = self.outmeta[:4 * nout].reshape(nout, 4)
-                buf = self.out[:int(m[-1, 0] + m[-1, 1])].tobytes()
-                ends = (m[:, 0] + m[:, 1]).tolist()
-                outputs += [(p, buf[o:e]) for o, e, p in
-                            zip(m[:, 0].tolist(), ends, m[:, 2].tolist(), strict=True)]
-                counts += np.bincount(m[:, 3], minlength=n)
+                om = self.outmeta
+                buf = self.out
+                for j in range(0, 4 * nout, 4):
+                    o = om[j]
+                    outputs.append((om[j + 2], bytes(buf[o:o + om[j + 1]])))
+                    counts[om[j + 3]] += 1
             start = done
-        return outputs, counts.tolist()
+        return outputs, counts
