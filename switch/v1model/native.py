@@ -198,6 +198,12 @@ void ina_batch(u64 *S, const uint8_t *in, const int64_t *inmeta, int64_t start, 
     res[0] = i;
     res[1] = o.n;
 }}
+
+/* ina_batch with its arguments in one array (one argument to convert per call). */
+void ina_run(int64_t *c) {{
+    ina_batch((u64 *)c[0], (const uint8_t *)c[1], (const int64_t *)c[2], c[3], c[4],
+              (uint8_t *)c[5], c[6], (int64_t *)c[7], c[8], c[9], (int64_t *)c[10]);
+}}
 """
     pkt = "typedef struct { u64 plen; u64 checksum_error; uint8_t *out; u64 obo; } Pkt;\n"
     source = "\n".join([PRELUDE, *code.types.decls, pkt, *code.tables.functions,
@@ -213,11 +219,9 @@ class NativeEngine:
         source, code, hooks = generate(program, tables, externs, used)
         self.source = source
         self.lib = B.load(B.build(source))
-        self.fn = self.lib.ina_batch
+        self.fn = self.lib.ina_run
         self.fn.restype = None
-        self.fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
-                            ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                            ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]
+        self.fn.argtypes = [ctypes.c_void_p]
         self.build_hash = self.lib.ina_build_hash
         self.build_hash.restype = None
         self.build_hash.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
@@ -226,6 +230,8 @@ class NativeEngine:
         self.tables = {name: tables[name] for name in code.tables.base}
         self.table_base = dict(code.tables.base)
         self.table_version: dict[str, int] = {}
+        self.table_list = list(self.tables.values())
+        self.table_versions: list[int] = []
         self.keep: dict[str, list[np.ndarray]] = {}
         self.pre = pre
         self.pre_version = -1
@@ -243,9 +249,13 @@ class NativeEngine:
         self.counters = {fqn: externs.counters[fqn] for fqn in hooks.counters}
         S[code.slots.names.index("t0")] = t0_ns & 0xFFFFFFFFFFFFFFFF
         self.mc_slot = code.slots.names.index("multicast[0]")
-        self.res = array("q", [0, 0])
-        self.res_addr = self.res.buffer_info()[0]
-        self.S_addr = self.S.ctypes.data
+        # ina_run's arguments: S, in, inmeta, start, n, out, cap, outmeta, maxout,
+        # mcmax, res (two more: the results)
+        self.ctl = array("q", bytes(8 * 13))
+        self.ctl_addr = self.ctl.buffer_info()[0]
+        self.ctl[0] = self.S.ctypes.data
+        self.ctl[10] = self.ctl_addr + 8 * 11
+        self._inputs(1 << 16, 256)
         self._buffers(1 << 16, 256)
         self.sync()
 
@@ -253,9 +263,12 @@ class NativeEngine:
 
     def sync(self) -> None:
         """Pack the tables and multicast groups that changed since the last batch."""
-        for name, t in self.tables.items():
-            if self.table_version.get(name) != t.version:
-                self._pack(name, t)
+        versions = [t.version for t in self.table_list]
+        if versions != self.table_versions:
+            for name, t in self.tables.items():
+                if self.table_version.get(name) != t.version:
+                    self._pack(name, t)
+            self.table_versions = versions
         if self.pre.version != self.pre_version:
             self._pack_groups()
 
@@ -292,12 +305,21 @@ class NativeEngine:
 
     # ---------------------------------------------------------------- packets
 
+    def _inputs(self, nbytes: int, frames: int) -> None:
+        """Input buffers for at least ``nbytes`` bytes and ``frames`` frames."""
+        self.inbuf = bytearray(nbytes)
+        self.ctl[1] = ctypes.addressof((ctypes.c_char * nbytes).from_buffer(self.inbuf))
+        self.inmeta = array("q", bytes(24 * frames))
+        self.ctl[2] = self.inmeta.buffer_info()[0]
+
     def _buffers(self, out_bytes: int, outputs: int) -> None:
         """Output buffers for at least ``out_bytes`` bytes and ``outputs`` frames."""
         self.out = bytearray(out_bytes)
-        self.out_addr = ctypes.addressof((ctypes.c_char * out_bytes).from_buffer(self.out))
+        self.ctl[5] = ctypes.addressof((ctypes.c_char * out_bytes).from_buffer(self.out))
+        self.ctl[6] = out_bytes
         self.outmeta = array("q", bytes(32 * outputs))
-        self.outmeta_addr = self.outmeta.buffer_info()[0]
+        self.ctl[7] = self.outmeta.buffer_info()[0]
+        self.ctl[8] = outputs
 
     def process_batch(self, frames: list[tuple[int, bytes]]
                       ) -> tuple[list[tuple[int, bytes]], list[int]]:
@@ -312,23 +334,26 @@ class NativeEngine:
             ln = len(f)
             flat += (off, ln, port)
             off += ln
-        data = b"".join([f for _p, f in frames])
-        inmeta = array("q", flat)
-        in_addr = inmeta.buffer_info()[0]
+        if off > len(self.inbuf) or 3 * n > len(self.inmeta):
+            self._inputs(max(off, 2 * len(self.inbuf)), max(n, len(self.inmeta) // 3 * 2))
+        self.inbuf[:off] = b"".join([f for _p, f in frames])
+        self.inmeta[:3 * n] = array("q", flat)
         outputs: list[tuple[int, bytes]] = []
         counts = [0] * n
-        res = self.res
+        ctl = self.ctl
+        ctl[4] = n
+        ctl[9] = self.mcmax
         copies = 1 + self.mcmax
         start = 0
         while start < n:
             need = copies * (flat[3 * start + 1] + 4096 + 64)
-            if len(self.out) < need or len(self.outmeta) < 4 * copies:
-                self._buffers(max(need, len(self.out)), max(2 * copies, len(self.outmeta) // 4))
-            self.fn(self.S_addr, data, in_addr, start, n, self.out_addr, len(self.out),
-                    self.outmeta_addr, len(self.outmeta) // 4, self.mcmax, self.res_addr)
-            done, nout = res[0], res[1]
+            if len(self.out) < need or ctl[8] < copies:
+                self._buffers(max(need, len(self.out)), max(2 * copies, ctl[8]))
+            ctl[3] = start
+            self.fn(self.ctl_addr)
+            done, nout = ctl[11], ctl[12]
             if done == start:  # the next frame did not fit: larger buffers
-                self._buffers(2 * len(self.out), len(self.outmeta) // 2)
+                self._buffers(2 * len(self.out), 2 * ctl[8])
                 continue
             if nout:
                 om = self.outmeta
