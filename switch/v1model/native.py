@@ -32,7 +32,7 @@ from switch.native.c_codegen import ProgramCode, counter, gen_block, new_program
 from switch.native.c_runtime import PRELUDE
 from switch.native.c_tables import pack_table
 from switch.v1model import metadata as M
-from switch.v1model.fastpath import GENERAL_ONLY, TIMESTAMPS, read_fields
+from switch.v1model.fastpath import TIMESTAMPS, read_fields
 from switch.v1model.native_externs import NativeHooks
 
 KINDS = {"p": "parser", "vr": "control", "ig": "control", "eg": "control", "ck": "control",
@@ -78,9 +78,6 @@ def generate(program: Any, tables: dict[str, Any], externs: Any,
              used: set[str]) -> tuple[str, ProgramCode, NativeHooks]:
     """The C source of ``program``'s pipeline (UnsupportedError when it uses what the
     native engine does not run)."""
-    general = sorted(used & GENERAL_ONLY)
-    if general:
-        raise UnsupportedError(f"extern function {general[0]}")
     for fqn, ext in program.externs.items():
         if ext.extern in ("meter", "direct_meter", "action_profile", "action_selector",
                           "Checksum16", "Hash", "Random"):

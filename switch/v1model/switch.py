@@ -129,7 +129,7 @@ class V1Switch:
             return
         if required:
             raise SwitchRuntimeError(ErrorCode.UNSUPPORTED,
-                                     f"the native engine cannot run {self.program.filename}: "
+                                     "the native engine cannot run this program: "
                                      f"{self.native_error}")
         log.info("%s runs on the Python engine: the native engine cannot run it: %s",
                  self.program.filename, self.native_error)
