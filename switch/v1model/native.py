@@ -312,6 +312,7 @@ class NativeEngine:
     def _buffers(self, out_bytes: int, outputs: int) -> None:
         """Output buffers for at least ``out_bytes`` bytes and ``outputs`` frames."""
         self.out = bytearray(out_bytes)
+        self.out_view = memoryview(self.out)
         self.ctl[5] = ctypes.addressof((ctypes.c_char * out_bytes).from_buffer(self.out))
         self.ctl[6] = out_bytes
         self.outmeta = array("q", bytes(32 * outputs))
@@ -325,15 +326,17 @@ class NativeEngine:
         rule in a network: the per-batch work is plain lists and arrays.)"""
         self.sync()
         n = len(frames)
+        total = sum(map(len, [f for _p, f in frames]))
+        if total > len(self.inbuf) or 3 * n > len(self.inmeta):
+            self._inputs(max(total, 2 * len(self.inbuf)), max(n, len(self.inmeta) // 3 * 2))
         flat: list[int] = []
         off = 0
+        inbuf = self.inbuf
         for port, f in frames:
             ln = len(f)
+            inbuf[off:off + ln] = f
             flat += (off, ln, port)
             off += ln
-        if off > len(self.inbuf) or 3 * n > len(self.inmeta):
-            self._inputs(max(off, 2 * len(self.inbuf)), max(n, len(self.inmeta) // 3 * 2))
-        self.inbuf[:off] = b"".join([f for _p, f in frames])
         self.inmeta[:3 * n] = array("q", flat)
         outputs: list[tuple[int, bytes]] = []
         counts = [0] * n
@@ -354,10 +357,10 @@ class NativeEngine:
                 continue
             if nout:
                 om = self.outmeta
-                buf = self.out
+                buf = self.out_view
                 for j in range(0, 4 * nout, 4):
                     o = om[j]
-                    outputs.append((om[j + 2], bytes(buf[o:o + om[j + 1]])))
+                    outputs.append((om[j + 2], buf[o:o + om[j + 1]].tobytes()))
                     counts[om[j + 3]] += 1
             start = done
         return outputs, counts
