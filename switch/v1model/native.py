@@ -115,7 +115,7 @@ def generate(program: Any, tables: dict[str, Any], externs: Any,
         return f"sm->f_{which} = (u64)now_us(S, {t0}) & 0xFFFFFFFFFFFFull;"
 
     pipeline = f"""
-#define HDRMAX (2 * sizeof({H}) + 64)
+#define HDRMAX (2 * (sizeof({H}) + sizeof({Mt})) + 64)
 
 typedef struct {{ uint8_t *buf; int64_t used; int64_t *meta; int64_t n; }} Out;
 
