@@ -117,8 +117,10 @@ class V1Switch:
 
         try:
             prepare_state(self.externs)
-            self._compiled.clear()  # it bound the registers' and counters' old storage
-            self._set_pipeline()
+            # the Python engine compiled so far bound the registers' and counters' old
+            # storage: it is compiled again when it runs next
+            self._compiled.clear()
+            self._python_stale = True
             self.native = NativeEngine(self.program, self.tables, self.externs, self.pre,
                                        self.hooks.used, self.pipeline.t0)
         except UnsupportedError as e:
@@ -127,6 +129,7 @@ class V1Switch:
             self.native_error = str(e)
         if self.native_error is None:
             return
+        self._set_pipeline()
         if required:
             raise SwitchRuntimeError(ErrorCode.UNSUPPORTED,
                                      "the native engine cannot run this program: "
@@ -170,6 +173,7 @@ class V1Switch:
 
             c.set_trace(event)
         fast = not self.hooks.used & GENERAL_ONLY
+        self._python_stale = False
         self.pipeline = Pipeline(c, self.pre, self.ctx, self.digests, self._log, self._trace,
                                  fast=fast)
 
@@ -195,14 +199,20 @@ class V1Switch:
     def _inject(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
         if self.native is not None and self._trace is None:
             return self.native.process_batch([(port, bytes(data))])[0]
-        return self.pipeline.inject(port, data)
+        return self._python().inject(port, data)
+
+    def _python(self) -> Pipeline:
+        """The Python engine's pipeline (compiled again if the state moved)."""
+        if self._python_stale:
+            self._set_pipeline()
+        return self.pipeline
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[Callable[[int, bytes], list[tuple[int, bytes]]]]:
         """Hold the switch for a batch of packets: yields ``inject`` that does not take
         the lock for each packet."""
         with self.lock:
-            yield self._inject if self.engine == "native" else self.pipeline.inject
+            yield self._inject if self.engine == "native" else self._python().inject
 
     def process_batch(self, frames: list[tuple[int, bytes]]
                       ) -> tuple[list[tuple[int, bytes]], list[int]]:
@@ -215,7 +225,7 @@ class V1Switch:
                 return self.native.process_batch(frames)  # type: ignore[no-any-return]
             outputs: list[tuple[int, bytes]] = []
             counts = []
-            inject = self.pipeline.inject
+            inject = self._python().inject
             for port, frame in frames:
                 out = inject(port, frame)
                 outputs += out
