@@ -20,6 +20,7 @@ class DualSwitch:
         assert self.nat.engine == "native"
         self.packets = 0
         self.outputs = 0
+        self.sent: list[tuple[int, bytes]] = []  # every packet injected
 
     @property
     def engine(self) -> str:
@@ -49,6 +50,7 @@ class DualSwitch:
                 raise ea
             if name == "inject":
                 self.packets += 1
+                self.sent.append((args[0], bytes(args[1])))
                 if ra != rb:
                     raise Mismatch(f"packet {self.packets} on port {args[0]} "
                                    f"({bytes(args[1]).hex()}): python {ra!r}, native {rb!r}")

@@ -3,10 +3,10 @@
 Every STF test (``tests/stf``, ``tests/p4/aggregation``) whose program the native
 engine accepts runs on a ``DualSwitch``: each control-plane call and each packet goes
 to a switch of each engine, and their outputs (ports and bytes), answers, registers
-and counters must be the same throughout; the STF's own expectations must hold too.
-Then random packets: the STF packets with random bytes changed or cut short, and
-random frames, through aggregation.p4 (every INA_K the tests use, with a job, ECMP
-and routes) and ipv4_forward.p4.
+and counters must be the same throughout; the STF's own expectations must hold too;
+then the STF's packets go through again with random bytes changed or cut short. And
+random packets (built ones, mutated ones, random bytes) through aggregation.p4 (every
+INA_K the tests use, with a job, ECMP and routes) and ipv4_forward.p4.
 """
 
 from __future__ import annotations
@@ -93,6 +93,13 @@ def test_stf_on_both_engines(case: str, p4: Path, stf: Path) -> None:
     assert "Mismatch" not in result.report, result.report
     assert result.passed, result.report
     assert dual.packets > 0 or "packet" not in stf.read_text()
+    # then the STF's packets with random bytes changed or cut short, on the same state
+    rng = random.Random(case)
+    sent = list(dual.sent)
+    if sent:
+        ports = sorted({p for p, _f in sent})
+        for f in _mutations([f for _p, f in sent], rng, 30):
+            dual.inject(rng.choice(ports), f)
 
 
 def test_most_stf_programs_run_natively() -> None:
