@@ -21,6 +21,9 @@ def add_bench_parser(verbs: Any) -> None:
     e.add_argument("--count", type=int, default=20000, help="packets to inject")
     e.add_argument("--stf", metavar="FILE.stf",
                    help="set the switch up with an STF file and inject its packets")
+    e.add_argument("--engine", choices=("python", "native"), default="python",
+                   help="the generated Python (default) or the native engine, which takes "
+                        "the packets in batches of 64")
     e.set_defaults(func=cmd_bench_engine)
 
     s = kinds.add_parser("switch", help="an ina switch process on veth pairs (root)")
@@ -67,7 +70,7 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     from ina.cli import parse_defines
 
     return bench_engine(args.program, args.packet, args.count, args.include_dirs,
-                        parse_defines(args.defines), args.stf)
+                        parse_defines(args.defines), args.stf, args.engine)
 
 
 def cmd_bench_switch(args: argparse.Namespace) -> int:

@@ -137,3 +137,23 @@ def test_ina_switch_engine_option() -> None:
         parse_switch_args(["p.p4", "--engine", "native", "--log-console"])
     with pytest.raises(OptionsError, match="invalid choice: 'c'"):
         parse_switch_args(["p.p4", "--engine", "c"])
+
+
+@needs_cc
+def test_ina_bench_engine_on_the_native_engine() -> None:
+    import subprocess
+
+    ina = str(ROOT / ".venv" / "bin" / "ina")
+    r = subprocess.run([ina, "bench", "engine", "p4/aggregation.p4", "-D", "INA_K=64",
+                        "--stf", "tests/p4/aggregation/two_workers_k64.stf", "--engine",
+                        "native", "--count", "2000"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "3 packet(s) from tests/p4/aggregation/two_workers_k64.stf" in r.stdout
+    assert "2000 packets in" in r.stdout and "(2000 packets out; " in r.stdout, r.stdout
+    r = subprocess.run([ina, "bench", "engine", "tests/stf/v1model/clone_e2e.p4", "--engine",
+                        "native"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert "ina bench engine: the native engine cannot run this program: " in r.stderr
+    assert "clone_e2e.p4(45): not supported: extern function clone" in r.stderr
+    assert "Traceback" not in r.stderr
