@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NoReturn
@@ -20,6 +21,7 @@ DEFAULT_GRPC_ADDRESS = "0.0.0.0:9559"  # as simple_switch_grpc
 MAX_PORT = 511  # v1model ports are bit<9>
 MAX_PIPELINES = 64
 ENGINES = ("auto", "native", "python")  # as switch.v1model.switch.ENGINES
+ENGINE_VARIABLE = "INA_SWITCH_ENGINE"
 TARGET_OPTIONS = ("--grpc-server-addr", "--cpu-port", "--grpc-server-insecure")
 
 #: simple_switch(_grpc) options the built-in switch does not take, with the reason, so
@@ -163,10 +165,11 @@ def _switch_parser() -> _Parser:
                    metavar="N",
                    help="run N pipelines, one process each, for a program with a "
                         "@pipeline_key field (default 1)")
-    p.add_argument("--engine", choices=ENGINES, default="auto",
+    p.add_argument("--engine", choices=ENGINES,
                    help="run the program as compiled C (native) or as Python (python); "
-                        "auto (the default): native when the program compiles to C and a C "
-                        "compiler is installed, else python. Tracing runs the Python engine")
+                        "auto: native when the program compiles to C and a C compiler is "
+                        f"installed, else python. Default: ${ENGINE_VARIABLE}, else auto. "
+                        "Tracing runs the Python engine")
     return p
 
 
@@ -263,8 +266,10 @@ def parse_switch_args(argv: Sequence[str]) -> SwitchOptions:
         raise OptionsError(f"--cpu-port {target.cpu_port} is also given as an interface port")
     if args.pipelines > 1:
         _check_pipelines(args, target)
-    if args.engine == "native" and (args.log_console or args.log_file):
-        raise OptionsError("--engine native and --log-console/--log-file exclude each other "
+    engine = args.engine or _engine_from_environment()
+    if engine == "native" and (args.log_console or args.log_file):
+        given = "--engine native" if args.engine else f"{ENGINE_VARIABLE}=native"
+        raise OptionsError(f"{given} and --log-console/--log-file exclude each other "
                            "(a traced switch runs the Python engine)")
     defines = []
     for item in args.defines:
@@ -291,8 +296,19 @@ def parse_switch_args(argv: Sequence[str]) -> SwitchOptions:
         nanolog=args.nanolog,
         log_flush=args.log_flush,
         pipelines=args.pipelines,
-        engine=args.engine,
+        engine=engine,
     )
+
+
+def _engine_from_environment() -> str:
+    """``--engine``'s default: ``$INA_SWITCH_ENGINE`` (how a Mininet run, which starts
+    its switches with their defaults, chooses), else auto."""
+    value = os.environ.get(ENGINE_VARIABLE, "").strip()
+    if not value:
+        return "auto"
+    if value not in ENGINES:
+        raise OptionsError(f"{ENGINE_VARIABLE}={value!r}: must be one of {', '.join(ENGINES)}")
+    return value
 
 
 def _check_pipelines(args: argparse.Namespace, target: argparse.Namespace) -> None:

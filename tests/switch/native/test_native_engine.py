@@ -127,9 +127,10 @@ def test_without_a_c_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
         V1Switch(_program(), engine="fast")
 
 
-def test_ina_switch_engine_option() -> None:
+def test_ina_switch_engine_option(monkeypatch: pytest.MonkeyPatch) -> None:
     from switch.process.options import OptionsError, parse_switch_args
 
+    monkeypatch.delenv("INA_SWITCH_ENGINE", raising=False)
     assert parse_switch_args(["p.p4"]).engine == "auto"
     assert parse_switch_args(["p.p4", "--engine", "python"]).engine == "python"
     assert parse_switch_args(["p.p4", "--engine", "native"]).engine == "native"
@@ -137,6 +138,17 @@ def test_ina_switch_engine_option() -> None:
         parse_switch_args(["p.p4", "--engine", "native", "--log-console"])
     with pytest.raises(OptionsError, match="invalid choice: 'c'"):
         parse_switch_args(["p.p4", "--engine", "c"])
+    # the default a Mininet run's switches take from their environment
+    monkeypatch.setenv("INA_SWITCH_ENGINE", "python")
+    assert parse_switch_args(["p.p4"]).engine == "python"
+    assert parse_switch_args(["p.p4", "--engine", "native"]).engine == "native"
+    monkeypatch.setenv("INA_SWITCH_ENGINE", "native")
+    with pytest.raises(OptionsError, match="INA_SWITCH_ENGINE=native and --log-console"):
+        parse_switch_args(["p.p4", "--log-file", "x"])
+    monkeypatch.setenv("INA_SWITCH_ENGINE", "fast")
+    with pytest.raises(OptionsError, match="INA_SWITCH_ENGINE='fast': must be one of auto, "
+                                           "native, python"):
+        parse_switch_args(["p.p4"])
 
 
 @needs_cc
