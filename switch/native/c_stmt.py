@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from switch.engine.codegen_expr import Raw
 from switch.engine.layout import strip
 from switch.frontend import ast as A
 from switch.frontend import types as T
@@ -340,4 +339,4 @@ class StmtMixin(ExprMixin):
         return hit, act
 
 
-__all__ = ["StmtMixin", "Raw"]
+__all__ = ["StmtMixin"]

@@ -243,7 +243,6 @@ class NativeEngine:
             c = externs.counters[fqn]
             S[base] = c.packets.ctypes.data
             S[base + 1] = c.bytes.ctypes.data
-        self.counters = {fqn: externs.counters[fqn] for fqn in hooks.counters}
         S[code.slots.names.index("t0")] = t0_ns & 0xFFFFFFFFFFFFFFFF
         self.mc_slot = code.slots.names.index("multicast[0]")
         # ina_run's arguments: S, in, inmeta, start, n, out, cap, outmeta, maxout,
