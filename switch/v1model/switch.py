@@ -134,8 +134,8 @@ class V1Switch:
             raise SwitchRuntimeError(ErrorCode.UNSUPPORTED,
                                      "the native engine cannot run this program: "
                                      f"{self.native_error}")
-        log.info("%s runs on the Python engine: the native engine cannot run it: %s",
-                 self.program.filename, self.native_error)
+        log.warning("%s runs on the Python engine: the native engine cannot run it: %s",
+                    self.program.filename, self.native_error)
 
     @property
     def engine(self) -> str:
