@@ -169,3 +169,41 @@ def test_ina_bench_engine_on_the_native_engine() -> None:
     assert "ina bench engine: the native engine cannot run this program: " in r.stderr
     assert "clone_e2e.p4(45): not supported: extern function clone" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def _ready_line(program: Path, tmp_path: Path, *extra: str) -> str:
+    """The stderr of ``ina switch PROGRAM`` (no ports) up to its ready line."""
+    import signal
+    import subprocess
+
+    ina = str(ROOT / ".venv" / "bin" / "ina")
+    sock = tmp_path / f"{program.stem}.sock"
+    proc = subprocess.Popen([ina, "switch", str(program), *extra, "--control-socket",
+                             str(sock), "--", "--grpc-server-addr", "127.0.0.1:0"],
+                            stderr=subprocess.PIPE, text=True)
+    lines = []
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            if " ready: " in line or "error" in line:
+                break
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    return "".join(lines)
+
+
+@needs_cc
+def test_ina_switch_says_which_engine_runs_and_why(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("INA_SWITCH_ENGINE", raising=False)
+    out = _ready_line(ROOT / "p4" / "ipv4_forward.p4", tmp_path)
+    assert out.rstrip().endswith(", native engine"), out
+    clone = ROOT / "tests" / "stf" / "v1model" / "clone_e2e.p4"
+    out = _ready_line(clone, tmp_path)
+    assert f"ina switch: WARNING: {clone} runs on the Python engine: the native engine " \
+           f"cannot run it: {clone}(45): not supported: extern function clone" in out, out
+    assert out.rstrip().endswith(", python engine"), out
+    out = _ready_line(ROOT / "p4" / "ipv4_forward.p4", tmp_path, "--engine", "python")
+    assert out.rstrip().endswith(", python engine"), out
