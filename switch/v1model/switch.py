@@ -218,8 +218,8 @@ class V1Switch:
                       ) -> tuple[list[tuple[int, bytes]], list[int]]:
         """Process received frames ((port, bytes) each) in order: every packet sent
         out, in order, and how many each frame made. The native engine runs them in
-        one call; exceptions of the Python engine propagate (the caller goes frame by
-        frame then)."""
+        one call, the Python engine one by one (an exception it raises ends the
+        batch: ``Dataplane`` gives the Python engine its frames one by one instead)."""
         with self.lock:
             if self.engine == "native":
                 return self.native.process_batch(frames)  # type: ignore[no-any-return]
