@@ -11,19 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from readme_sections import blocks, section
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-TITLE = "## p4lang's tutorials, PTF and pytest\n"
-SECTION = README[README.index(TITLE):README.index("\n## ", README.index(TITLE) + 1)]
-
-
-def blocks(lang: str = "") -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", SECTION, re.S)
+SECTION = section("p4lang's tutorials, PTF and pytest")
 
 
 def test_the_switch_executable_is_where_the_make_line_looks() -> None:
-    (make,) = [b for b in blocks() if "make run" in b]
+    (make,) = [b for b in blocks(SECTION, "") if "make run" in b]
     exe = re.search(r"BMV2_SWITCH_EXE=(\S+)", make)
     assert exe is not None and "grpc" in exe.group(1)  # the tutorials' P4Runtime start-up
     script = Path(sys.executable).with_name(exe.group(1))
@@ -37,7 +32,7 @@ def test_the_switch_executable_is_where_the_make_line_looks() -> None:
 def test_the_example_test_file_passes_under_the_plugin(tmp_path: Path) -> None:
     if os.geteuid() != 0:
         pytest.skip("needs root (veth pairs, Mininet)")
-    (example,) = blocks("python")
+    (example,) = blocks(SECTION, "python")
     test_file = tmp_path / "test_my_switch.py"
     test_file.write_text(example)
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",

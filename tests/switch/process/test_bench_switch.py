@@ -7,7 +7,8 @@ import re
 import shutil
 
 import pytest
-from switchproc_helpers import ROOT, ina, need_root
+from readme_sections import blocks, section
+from switchproc_helpers import ina, need_root
 
 pytestmark = pytest.mark.slow
 
@@ -105,11 +106,8 @@ def test_bench_switch_refuses_an_unknown_target() -> None:
 
 
 def _readme_bench_commands() -> list[list[str]]:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("## Starting the switch by hand\n")
-    section = readme[start:readme.index("\n## ", start + 1)]
-    blocks = re.findall(r"```\w*\n(.*?)```", section, re.S)
-    return [line.split()[1:] for block in blocks for line in block.splitlines()
+    return [line.split()[1:] for block in blocks(section("Starting the switch by hand"))
+            for line in block.splitlines()
             if line.startswith(".venv/bin/ina bench switch ")]
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from readme_sections import section
 from switchproc_helpers import ROOT, SwitchProc, ina, need_root, veth_pairs
 
 from controller import P4RuntimeClient, TableEntry
@@ -131,11 +132,8 @@ def test_options_several_pipelines_cannot_share() -> None:
 @pytest.mark.slow
 def test_readme_pipelines_command_runs_as_written(tmp_path: Path) -> None:
     need_root()
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("## Starting the switch by hand\n")
-    section = readme[start:readme.index("\n## ", start + 1)]
-    (line,) = [ln for ln in section.splitlines() if "--pipelines" in ln
-               and ln.startswith(".venv/bin/ina switch ")]
+    (line,) = [ln for ln in section("Starting the switch by hand").splitlines()
+               if "--pipelines" in ln and ln.startswith(".venv/bin/ina switch ")]
     argv = line.rstrip(" &").split()[2:]
     with veth_pairs(2) as pairs:
         argv = [a.replace("veth1", pairs[0][0]).replace("veth2", pairs[1][0]) for a in argv]
