@@ -300,10 +300,10 @@ class ParserMixin(StmtMixin):
         by_name = {s.name: s for s in decl.states}
         if "start" not in by_name:
             raise self.unsupported("parser without a start state", decl)
-        looping = _has_cycle(decl)
+        looping = parser_has_cycle(decl)
         indeg: dict[str, int] = {}
         for st in decl.states:
-            for t in _targets(st):
+            for t in state_targets(st):
                 indeg[t] = indeg.get(t, 0) + 1
         self._inline = set()
         if not looping:
@@ -313,7 +313,7 @@ class ParserMixin(StmtMixin):
             todo = ["start"]
             while todo:
                 n = todo.pop()
-                for t in _targets(by_name[n]):
+                for t in state_targets(by_name[n]):
                     if t not in by_name or t in depth:
                         continue
                     if indeg.get(t) == 1 and depth[n] < MAX_INLINE_DEPTH:
@@ -507,7 +507,8 @@ def _is_const(code: str) -> bool:
         return False
 
 
-def _targets(st: A.ParserState) -> list[str]:
+def state_targets(st: A.ParserState) -> list[str]:
+    """The states a parser state's transition may go to."""
     tr = st.transition
     if isinstance(tr, str):
         return [tr]
@@ -516,24 +517,15 @@ def _targets(st: A.ParserState) -> list[str]:
     return []
 
 
-def _has_cycle(decl: A.ParserDecl) -> bool:
-    succ: dict[str, set[str]] = {}
-    for s in decl.states:
-        tr = s.transition
-        if isinstance(tr, str):
-            succ[s.name] = {tr}
-        elif isinstance(tr, A.Select):
-            succ[s.name] = {c.state for c in tr.cases}
-        else:
-            succ[s.name] = set()
+def parser_has_cycle(decl: A.ParserDecl) -> bool:
+    """Whether the parser's states can loop (a header stack's ``next``, a TLV walk)."""
+    succ = {s.name: set(state_targets(s)) for s in decl.states}
     color: dict[str, int] = {}
 
     def visit(n: str) -> bool:
         color[n] = 1
         for m in succ.get(n, ()):
-            if color.get(m) == 1:
-                return True
-            if m not in color and visit(m):
+            if color.get(m) == 1 or (m not in color and visit(m)):
                 return True
         color[n] = 2
         return False

@@ -7,37 +7,12 @@ NoMatch; a parser with a loop stops after 10000 states with ParserTimeout."""
 
 from __future__ import annotations
 
+from switch.engine.codegen_parser import MAX_PARSER_STEPS, parser_has_cycle, state_targets
 from switch.engine.layout import strip
 from switch.frontend import ast as A
 from switch.frontend import types as T
 from switch.native.c_base import signed, width
 from switch.native.c_stmt import StmtMixin
-
-MAX_PARSER_STEPS = 10000
-
-
-def _targets(st: A.ParserState) -> list[str]:
-    tr = st.transition
-    if isinstance(tr, str):
-        return [tr]
-    if isinstance(tr, A.Select):
-        return [c.state for c in tr.cases]
-    return []
-
-
-def _has_cycle(decl: A.ParserDecl) -> bool:
-    succ = {s.name: set(_targets(s)) for s in decl.states}
-    color: dict[str, int] = {}
-
-    def visit(n: str) -> bool:
-        color[n] = 1
-        for m in succ.get(n, ()):
-            if color.get(m) == 1 or (m not in color and visit(m)):
-                return True
-        color[n] = 2
-        return False
-
-    return any(visit(n) for n in list(succ) if n not in color)
 
 
 def _fold(a: str, b: str) -> str:
@@ -68,7 +43,7 @@ class ParserMixin(StmtMixin):
         by_name = {s.name: s for s in decl.states}
         if "start" not in by_name:
             raise self.unsupported("parser without a start state", decl)
-        self.looping = _has_cycle(decl)
+        self.looping = parser_has_cycle(decl)
         self.em("u64 bo = 0; const u64 n = nb << 3; (void)n;")
         if self.looping:
             self.em("u64 steps = 0;")
@@ -80,7 +55,7 @@ class ParserMixin(StmtMixin):
         reachable = {"start"}
         todo = ["start"]
         while todo:
-            for t in _targets(by_name[todo.pop()]):
+            for t in state_targets(by_name[todo.pop()]):
                 if t in by_name and t not in reachable:
                     reachable.add(t)
                     todo.append(t)
