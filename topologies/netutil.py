@@ -16,12 +16,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+_GIVEN: set[int] = set()  # the ports free_tcp_port has handed out in this process
+
 
 def free_tcp_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nobody listens on right now (the kernel's choice of an ephemeral one)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
+    """A TCP port nobody listens on right now (the kernel's choice of an ephemeral one)
+    and that this process has not handed out before: a switch given a port may take a
+    second or two to listen on it, and the kernel may offer the same port again
+    meanwhile; a second switch on it would be taken for ready while the first one
+    answers there."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind((host, 0))
+            port = int(s.getsockname()[1])
+        if port not in _GIVEN:
+            _GIVEN.add(port)
+            return port
 
 
 def is_listening(host: str, port: int) -> bool:
