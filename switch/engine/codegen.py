@@ -14,7 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from switch.engine.layout import strip
 from switch.frontend import ast as A
+from switch.frontend import types as T
 from switch.frontend.program import BlockInstance, Program
 
 if TYPE_CHECKING:
@@ -149,7 +151,72 @@ class Scope:
     names: dict[int, str] = field(default_factory=dict)
 
 
-class FuncGenBase:
+class ProgramLookups:
+    """What a code generator of either engine (Python here, C in ``switch.native``)
+    looks up in the checked program for the block it compiles: instance and action
+    names, expression types, the actions a ``switch`` on ``action_run`` names."""
+
+    program: Program
+    block: BlockInstance | None
+
+    def unsupported(self, what: str, node: Any = None) -> UnsupportedError:
+        return UnsupportedError(what, getattr(node, "pos", None))
+
+    def instance_fqn(self, decl: object) -> str | None:
+        """The fqn of the table/action/extern instance that ``decl`` denotes in the
+        block being compiled (or at top level)."""
+        names = self.program.instance_names
+        if self.block is not None:
+            fqn = names.get((id(decl), self.block.fqn))
+            if fqn is not None:
+                return fqn
+        for (did, _bf), fqn in names.items():
+            if did == id(decl) and (self.block is None or _bf == ""):
+                return fqn
+        fqn = getattr(decl, "fqn", "")
+        return fqn or None
+
+    def action_fqn(self, decl: A.ActionDecl) -> str:
+        fqn = self.instance_fqn(decl)
+        if fqn and fqn in self.program.actions:
+            return fqn
+        for f, ai in self.program.actions.items():
+            if ai.decl is decl:
+                return f
+        return decl.name
+
+    def ty(self, e: A.Expr) -> T.Type:
+        """The type of ``e`` (literals without one typed from their width)."""
+        t = e.type
+        if t is None:
+            if isinstance(e, A.IntLit):
+                return T.Bits(e.width, e.signed) if e.width else T.InfInt()
+            if isinstance(e, A.BoolLit):
+                return T.Bool()
+            raise self.unsupported("expression without a type", e)
+        return strip(t)
+
+    def action_run_labels(self, s: A.Switch, table: A.TableDecl,
+                          action_index: dict[str, int]) -> dict[int, str]:
+        """The index in ``action_index`` of the action each non-default case of a
+        ``switch (table.apply().action_run)`` names, by ``id`` of the case."""
+        labels: dict[int, str] = {}
+        for c in s.cases:
+            if isinstance(c.label, A.DefaultExpr):
+                continue
+            ad = getattr(c.label, "decl", None)
+            idx = None
+            for ref in table.actions:
+                act = ref.action
+                if act is ad and isinstance(act, A.ActionDecl):
+                    idx = action_index.get(self.action_fqn(act))
+            if idx is None:
+                raise self.unsupported("switch label that is not an action of the table", c)
+            labels[id(c)] = str(idx)
+        return labels
+
+
+class FuncGenBase(ProgramLookups):
     """State shared by the code generation mixins for one generated function."""
 
     def __init__(self, mod: ModuleBuilder, hooks: ArchHooks, block: BlockInstance | None,
@@ -198,20 +265,3 @@ class FuncGenBase:
             yield
         finally:
             self.scopes.pop()
-
-    def instance_fqn(self, decl: object) -> str | None:
-        """The fqn of the table/action/extern instance that ``decl`` denotes in the
-        block being compiled (or at top level)."""
-        names = self.program.instance_names
-        if self.block is not None:
-            fqn = names.get((id(decl), self.block.fqn))
-            if fqn is not None:
-                return fqn
-        for (did, _bf), fqn in names.items():
-            if did == id(decl) and (self.block is None or _bf == ""):
-                return fqn
-        fqn = getattr(decl, "fqn", "")
-        return fqn or None
-
-    def unsupported(self, what: str, node: A.Node | None = None) -> UnsupportedError:
-        return UnsupportedError(what, node.pos if node is not None else None)

@@ -42,16 +42,6 @@ def _simple(code: str) -> bool:
 class ExprMixin(FuncGenBase):
     # ------------------------------------------------------------ entry point
 
-    def ty(self, e: A.Expr) -> T.Type:
-        t = e.type
-        if t is None:
-            if isinstance(e, A.IntLit):
-                return T.Bits(e.width, e.signed) if e.width else T.InfInt()
-            if isinstance(e, A.BoolLit):
-                return T.Bool()
-            raise self.unsupported("expression without a type", e)
-        return strip(t)
-
     def expr(self, e: A.Expr) -> str:
         m = getattr(self, "_x_" + type(e).__name__, None)
         if m is None:

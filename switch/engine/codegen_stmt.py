@@ -203,19 +203,7 @@ class StmtMixin(LoopMixin):
                 and isinstance(e.expr.target, A.CallTableApply)):
             _hit, v = self.table_apply(e.expr)
             decl = e.expr.target.table
-            rt = self.runtime_table(decl)
-            for c in s.cases:
-                if isinstance(c.label, A.DefaultExpr):
-                    continue
-                ad = getattr(c.label, "decl", None)
-                idx = None
-                for ref in decl.actions:
-                    act = ref.action
-                    if act is ad and isinstance(act, A.ActionDecl):
-                        idx = rt.action_index.get(self.action_fqn(act))
-                if idx is None:
-                    raise self.unsupported("switch label that is not an action of the table", c)
-                labels[id(c)] = str(idx)
+            labels = self.action_run_labels(s, decl, self.runtime_table(decl).action_index)
         else:
             v0 = self.expr(e)
             v = self.tmp("_sw")
@@ -321,15 +309,6 @@ class StmtMixin(LoopMixin):
         if is_aggregate(st):
             self.em(f"{name} = {self.types.default(st)}")
         return Raw(node.pos, name, type=st)
-
-    def action_fqn(self, decl: A.ActionDecl) -> str:
-        fqn = self.instance_fqn(decl)
-        if fqn and fqn in self.program.actions:
-            return fqn
-        for f, ai in self.program.actions.items():
-            if ai.decl is decl:
-                return f
-        return decl.name
 
     # -------------------------------------------------------------- actions
 

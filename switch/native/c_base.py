@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
-from switch.engine.codegen import UnsupportedError
+from switch.engine.codegen import ProgramLookups, UnsupportedError
 from switch.engine.layout import strip
 from switch.frontend import ast as A
 from switch.frontend import types as T
@@ -133,7 +132,7 @@ class TypeTable:
         self.decls.append(f"typedef struct {{ {' '.join(members)} }} {name};")
 
 
-class FuncState:
+class FuncState(ProgramLookups):
     """Names and temporaries of one generated C function."""
 
     def __init__(self, program: Program, types: TypeTable, block: BlockInstance | None,
@@ -175,19 +174,7 @@ class FuncState:
         finally:
             self.scopes.pop()
 
-    def unsupported(self, what: str, node: Any = None) -> UnsupportedError:
-        return UnsupportedError(what, getattr(node, "pos", None))
 
-    def instance_fqn(self, decl: object) -> str | None:
-        names = self.program.instance_names
-        if self.block is not None:
-            fqn = names.get((id(decl), self.block.fqn))
-            if fqn is not None:
-                return fqn
-        for (did, bf), fqn in names.items():
-            if did == id(decl) and (self.block is None or bf == ""):
-                return fqn
-        return getattr(decl, "fqn", "") or None
 
 
 __all__ = ["CEmitter", "FuncState", "TypeTable", "UnsupportedError", "cname", "scalar_ctype",

@@ -127,18 +127,7 @@ class StmtMixin(ExprMixin):
                 and isinstance(e.expr.target, A.CallTableApply)):
             _hit, v = self.table_apply(e.expr)
             decl = e.expr.target.table
-            rt = self.tables.runtime(self, decl)
-            for c in s.cases:
-                if isinstance(c.label, A.DefaultExpr):
-                    continue
-                ad = getattr(c.label, "decl", None)
-                idx = None
-                for ref in decl.actions:
-                    if ref.action is ad and isinstance(ad, A.ActionDecl):
-                        idx = rt.action_index.get(self.action_fqn(ad))
-                if idx is None:
-                    raise self.unsupported("switch label that is not an action of the table", c)
-                labels[id(c)] = str(idx)
+            labels = self.action_run_labels(s, decl, self.tables.runtime(self, decl).action_index)
         else:
             t = self.ty(e)
             v0 = self.expr(e)
@@ -209,15 +198,6 @@ class StmtMixin(ExprMixin):
                 return "((u64)1)"
             return self.hooks.extern_function(self, c, t.function)  # type: ignore[no-any-return]
         raise self.unsupported(f"call of {type(t).__name__.removeprefix('Call')}", c)
-
-    def action_fqn(self, decl: A.ActionDecl) -> str:
-        fqn = self.instance_fqn(decl)
-        if fqn and fqn in self.program.actions:
-            return fqn
-        for f, ai in self.program.actions.items():
-            if ai.decl is decl:
-                return f
-        return decl.name
 
     def builtin(self, c: A.Call, t: A.CallBuiltin) -> str | None:
         m = t.method
