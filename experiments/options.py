@@ -329,8 +329,13 @@ def _one_of(choices: Any) -> Callable[[Any], str | None]:
 
 def _range(low: float, high: float, text: str) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
-        return None if value is None or low <= value <= high else f"must be in {text}"
+        return None if low <= value <= high else f"must be in {text}"
     return check
+
+
+def _unset_or(check: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
+    """``check`` for a value given; None (the switch's default) passes."""
+    return lambda value: None if value is None else check(value)
 
 
 def _check_algo(name: str) -> str | None:
@@ -493,7 +498,8 @@ FIELDS: dict[str, Field] = {f.attr: f for f in (
     Field("target", "--target", read_text, _one_of(TARGETS),
           help="the switch: builtin (ina switch) or bmv2 (simple_switch_grpc)"),
     Field("window", "--window", read_count,
-          _range(1, MAX_WINDOW, f"[1, {MAX_WINDOW}] (and at most --slots)"), metavar="S",
+          _unset_or(_range(1, MAX_WINDOW, f"[1, {MAX_WINDOW}] (and at most --slots)")),
+          metavar="S",
           help=f"in-network: chunks in flight = the job's slots (default "
                f"{WINDOW['builtin']}, {WINDOW['bmv2']} on BMv2)"),
     Field("slots", "--slots", read_count, _range(1, MAX_SLOTS, f"[1, {MAX_SLOTS}]"),
